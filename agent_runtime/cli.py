@@ -1,0 +1,144 @@
+"""`deep-researcher run | resume | inspect`.
+
+Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
+(resumable). Every failure a user can cause ends in one short message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from agent_runtime.config import load_settings
+from agent_runtime.errors import DeepResearcherError
+from agent_runtime.inspect_view import inspect_workspace
+from agent_runtime.live import attach_live_view
+from agent_runtime.research import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    Researcher,
+    RunResult,
+    check_endpoint_reachable,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # usage errors: exit 2 with one line and a hint
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags shared by run and resume. Each default is None: "not given", so lower layers count."""
+    add = parser.add_argument
+    add("--model", help="model name (DEEP_RESEARCHER_MODEL)")
+    add("--base-url", help="OpenAI-compatible endpoint (OPENAI_BASE_URL), e.g. http://localhost:11434/v1")
+    add("--api-key", help="API key (OPENAI_API_KEY)")
+    add("--max-steps", type=int, help="step budget (default 200)")
+    add("--max-tokens", type=int, help="token budget, prompt + completion")
+    add("--max-cost", type=float, help="cost budget in US dollars (needs prices in the config)")
+    add("--max-time", type=float, help="wall-time budget in seconds")
+    add("--context-window", type=int, help="the model's context window in tokens (default 64000)")
+    add("--tool-mode", choices=["native", "json"], help="native tool calls, or one JSON action per reply")
+    add("--search", help="search provider (default duckduckgo)")
+    add("--corpus", type=Path, help="folder of documents for the local search provider")
+    add("--file-model", help="a cheaper model for the File micro agent")
+    add("--prompts", type=Path, help="folder of prompt templates overriding the shipped ones")
+    add("--allow-private-urls", action="store_true", default=None, help="allow intranet/loopback URLs")
+    add("--config", type=Path, help="TOML config file (default ~/.config/deep-researcher/config.toml)")
+    add("-q", "--quiet", action="store_true", default=None, help="print only the outcome")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="deep-researcher", description="An autonomous research agent with a notebook.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("run", help="start a research run")
+    run.add_argument("title", help="the research title")
+    run.add_argument("--purpose", help="what the report is for, e.g. 'an investment memo'")
+    run.add_argument("--workspace", type=Path, help="workspace folder (default: ./<title-slug>)")
+    _add_run_flags(run)
+    resume = commands.add_parser("resume", help="continue a stopped or interrupted run")
+    resume.add_argument("workspace", type=Path)
+    _add_run_flags(resume)
+    show = commands.add_parser("inspect", help="show a run's state")
+    show.add_argument("workspace", type=Path)
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+_SETTING_FLAGS = (
+    "model", "base_url", "api_key", "max_steps", "max_tokens", "max_cost", "max_time", "context_window",
+    "tool_mode", "search", "corpus", "file_model", "prompts", "allow_private_urls", "quiet",
+)  # fmt: skip
+
+
+def _flags(args: argparse.Namespace) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in _SETTING_FLAGS if getattr(args, name, None) is not None}
+
+
+def _build(args: argparse.Namespace) -> Researcher:
+    if args.command == "run":
+        settings = load_settings(_flags(args), config_file=args.config)
+        check_endpoint_reachable(settings.base_url)
+        return Researcher.start(args.title, purpose=args.purpose, workspace=args.workspace, settings=settings)
+    researcher = Researcher.resume(args.workspace, flags=_flags(args), config_file=args.config)
+    check_endpoint_reachable(researcher.settings.base_url)
+    return researcher
+
+
+def _print_outcome(result: RunResult) -> None:
+    t = result.totals
+    figures = (
+        f"{t.steps} steps, {t.model_calls} model calls, {t.prompt_tokens:,} tokens in, "
+        f"{t.completion_tokens:,} out, ${t.cost:.4f}, {t.elapsed_seconds:.0f}s"
+    )
+    if result.status == "finished":
+        print(f"Finished: {result.report_path or '(no report path)'} — {figures}")
+        if result.result:
+            print(result.result)
+    else:
+        print(f"{result.status.capitalize()}: {result.reason} — {figures}", file=sys.stderr)
+        if result.exit_code != EXIT_ERROR or result.totals.steps:
+            print(f"Continue with: deep-researcher resume {result.workspace}", file=sys.stderr)
+
+
+async def _run(researcher: Researcher) -> RunResult:
+    # SIGTERM ends the run like Ctrl-C: resumably, with the metadata saved.
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is not None:
+        try:
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        except (NotImplementedError, RuntimeError):
+            pass
+    return await researcher.run()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "inspect":
+            return inspect_workspace(args.workspace, as_json=args.json)
+        researcher = _build(args)
+        if not researcher.settings.quiet:
+            attach_live_view(researcher.events, researcher.settings, sys.stderr)
+            print(f"Workspace: {researcher.workspace.root}", file=sys.stderr)
+        result = asyncio.run(_run(researcher))
+    except DeepResearcherError as exc:
+        print(f"deep-researcher: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("deep-researcher: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    _print_outcome(result)
+    return result.exit_code
+
+
+def entry() -> NoReturn:
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Settings: command-line flags over environment variables over a TOML config file over defaults.
+
+Every setting has one name. The environment variable is `DEEP_RESEARCHER_<NAME>` except for
+the OpenAI client's own (`OPENAI_API_KEY`, `OPENAI_BASE_URL`); the TOML file uses the name as
+its key. The API key is never written to the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_runtime.errors import ConfigError
+
+DEFAULT_CONFIG_FILE = Path("~/.config/deep-researcher/config.toml")
+
+# Settings whose environment variable is not DEEP_RESEARCHER_<NAME>.
+_ENV_NAMES = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
+# Settings that describe the machine or the person, not the run: never stored in run.json.
+_NOT_STORED = {"api_key", "quiet", "config"}
+
+
+class Price(BaseModel):
+    """US dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    api_key: str | None = None
+    tool_mode: Literal["native", "json"] = "native"
+
+    # Budgets: a run that reaches one stops resumably (exit code 3). None means no limit.
+    max_steps: int = Field(default=200, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_cost: float | None = Field(default=None, ge=0)
+    max_time: float | None = Field(default=None, gt=0, description="seconds of wall time")
+
+    # Context: the guard nudges past soft_limit and compacts past hard_limit (shares of the window).
+    context_window: int = Field(default=64_000, ge=2_000)
+    soft_limit: float = Field(default=0.60, gt=0, lt=1)
+    hard_limit: float = Field(default=0.85, gt=0, lt=1)
+    compression: bool = True  # False replays the whole history (for benchmarks only)
+    max_observation_chars: int = Field(default=8_000, ge=500)
+
+    # The model endpoint.
+    request_timeout: float = Field(default=120.0, gt=0, description="seconds per attempt")
+    request_deadline: float = Field(default=600.0, gt=0, description="seconds for all attempts")
+    max_retries: int = Field(default=6, ge=0)
+    temperature: float | None = None
+    prices: dict[str, Price] = Field(default_factory=dict)
+
+    # The File micro agent.
+    file_model: str | None = None
+    file_max_steps: int = Field(default=10, ge=1)
+
+    # Web research (used by the web actions).
+    search: str = "duckduckgo"
+    corpus: Path | None = None
+    allow_private_urls: bool = False
+
+    prompts: Path | None = None
+    quiet: bool = False
+
+    def price(self) -> Price | None:
+        return self.prices.get(self.model)
+
+    def stored(self) -> dict[str, Any]:
+        """What run.json keeps, so `resume` runs with the same settings (no secrets)."""
+        return self.model_dump(mode="json", exclude=_NOT_STORED)
+
+
+def env_name(setting: str) -> str:
+    return _ENV_NAMES.get(setting, "DEEP_RESEARCHER_" + setting.upper())
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in Settings.model_fields:
+        raw = env.get(env_name(name))
+        if raw is not None and raw.strip() != "" and name != "prices":
+            values[name] = raw.strip()
+    price_in, price_out = env.get("DEEP_RESEARCHER_PRICE_INPUT"), env.get("DEEP_RESEARCHER_PRICE_OUTPUT")
+    if price_in or price_out:
+        values["_price"] = {"input": price_in or 0, "output": price_out or 0}
+    return values
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    unknown = sorted(set(data) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown setting(s) in {path}: {', '.join(unknown)}")
+    return data
+
+
+def config_file_path(explicit: str | Path | None, env: Mapping[str, str]) -> Path | None:
+    if explicit:
+        return Path(explicit).expanduser()
+    if env.get("DEEP_RESEARCHER_CONFIG"):
+        return Path(env["DEEP_RESEARCHER_CONFIG"]).expanduser()
+    default = DEFAULT_CONFIG_FILE.expanduser()
+    return default if default.is_file() else None
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    stored: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: str | Path | None = None,
+) -> Settings:
+    """Layer the sources, lowest first: defaults, config file, a resumed run's stored settings,
+    environment, flags. `flags` holds only the flags the user actually gave (None = not given)."""
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = {}
+    path = config_file_path(config_file, env)
+    if path is not None:
+        merged.update(_from_file(path))
+    if stored:
+        merged.update({k: v for k, v in stored.items() if k in Settings.model_fields})
+    from_env = _from_env(env)
+    env_price = from_env.pop("_price", None)
+    merged.update(from_env)
+    merged.update({k: v for k, v in (flags or {}).items() if v is not None})
+    try:
+        settings = Settings(**merged)
+        if env_price is not None:
+            settings.prices = {**settings.prices, settings.model: Price(**env_price)}
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid setting: {problems}") from None
+    if settings.hard_limit <= settings.soft_limit:
+        raise ConfigError("hard_limit must be larger than soft_limit")
+    return settings

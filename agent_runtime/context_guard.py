@@ -1,0 +1,143 @@
+"""The context guard: no request ever exceeds the context window.
+
+Past the soft limit the agent is nudged to update its current dashboard (which resets the
+history). Past the hard limit the runtime compacts by itself, in three widening steps:
+1. old observations and long tool-call arguments become one-line pointers to a file that holds
+   their full text (compression that can be undone);
+2. if that is not enough, a separate summarizing call folds the history into the current
+   dashboard, and the history is rebuilt from the dashboards;
+3. as a last resort the largest messages are cut, with a note saying where the full text is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent_runtime.messages import Message, ToolSchema
+from agent_runtime.tokens import TokenEstimator
+from agent_runtime.workspace import Workspace
+from sandbox import atomic_write_text
+
+POINTER_PREFIX = "[compacted:"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass
+class Entry:
+    """Where an observation sits in the history, so compaction can replace it by a pointer."""
+
+    index: int
+    step: int
+    agent: str
+    action: str
+    kind: str  # "observation" or "arguments"
+
+
+class History:
+    """The message list of one agent, plus what compaction needs to know about it."""
+
+    def __init__(self, base: list[Message]) -> None:
+        self.messages: list[Message] = list(base)
+        self.base_length = len(base)
+        self.entries: list[Entry] = []
+
+    def reset(self, base: list[Message]) -> None:
+        self.messages = list(base)
+        self.base_length = len(base)
+        self.entries = []
+
+    def append(self, message: Message, entry: Entry | None = None) -> None:
+        if entry is not None:
+            entry.index = len(self.messages)
+            self.entries.append(entry)
+        self.messages.append(message)
+
+
+class ContextGuard:
+    def __init__(self, window: int, soft: float, hard: float, estimator: TokenEstimator, workspace: Workspace) -> None:
+        self.window = window
+        self.soft_tokens = int(window * soft)
+        self.hard_tokens = int(window * hard)
+        self.estimator = estimator
+        self.workspace = workspace
+
+    def estimate(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> int:
+        return self.estimator.request(messages, tools)
+
+    def over_soft(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> bool:
+        return self.estimate(messages, tools) > self.soft_tokens
+
+    def over_hard(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> bool:
+        return self.estimate(messages, tools) > self.hard_tokens
+
+    # -- step 1: pointers ----------------------------------------------------------------------
+    def compact_old_entries(self, history: History, keep_from_step: int) -> int:
+        """Replace observations and long arguments of steps before `keep_from_step` by pointers.
+        Returns the number of characters removed."""
+        removed = 0
+        for entry in history.entries:
+            if entry.step >= keep_from_step:
+                continue
+            message = history.messages[entry.index]
+            if entry.kind == "observation":
+                text = str(message.get("content") or "")
+                if text.startswith(POINTER_PREFIX) or len(text) < 300:
+                    continue
+                path = self._save(entry, text)
+                pointer = (
+                    f"{POINTER_PREFIX} the {entry.action} observation of step {entry.step} ({len(text):,} "
+                    f"characters) was removed to save context; full text: {path}]"
+                )
+                message["content"] = pointer if message["role"] == "tool" else f"Observation from {entry.action}:\n{pointer}"
+                removed += len(text) - len(pointer)
+            else:
+                removed += self._compact_arguments(message, entry)
+        return removed
+
+    def _compact_arguments(self, message: Message, entry: Entry) -> int:
+        removed = 0
+        for call in message.get("tool_calls") or []:
+            arguments = call["function"].get("arguments") or ""
+            if len(arguments) > 600:
+                path = self._save(entry, arguments, suffix=".json")
+                note = {"compacted": f"{len(arguments):,} characters of arguments; full text: {path}"}
+                call["function"]["arguments"] = json.dumps(note)
+                removed += len(arguments) - len(call["function"]["arguments"])
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and len(content) > 1200:
+            path = self._save(entry, content)
+            message["content"] = f"{POINTER_PREFIX} a reply of {len(content):,} characters; full text: {path}]"
+            removed += len(content) - len(message["content"])
+        return removed
+
+    def _save(self, entry: Entry, text: str, suffix: str = ".md") -> str:
+        name = _UNSAFE.sub("_", f"step-{entry.step:05d}-{entry.agent}-{entry.action}-{entry.index}") + suffix
+        path = self.workspace.observations_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text, durable=False)
+        return self.workspace.relative(path)
+
+    # -- step 3: the last resort ---------------------------------------------------------------
+    def fit(self, messages: list[Message], tools: Sequence[ToolSchema]) -> list[Message]:
+        """Cut the largest non-system messages until the request fits under the hard limit."""
+        fitted = [dict(m) for m in messages]
+        for _ in range(len(fitted) * 4):
+            excess = self.estimate(fitted, tools) - self.hard_tokens
+            if excess <= 0:
+                return fitted
+            index = max(
+                range(len(fitted)),
+                key=lambda i: len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1,
+            )
+            text = str(fitted[index].get("content") or "")
+            keep = max(0, len(text) - int(excess * 4.5) - 400)  # chars; generous so it converges fast
+            if keep >= len(text) or not text:
+                break
+            fitted[index]["content"] = (
+                text[:keep] + f"\n\n[… {len(text) - keep:,} characters cut to fit the context window; "
+                "the full text is in the workspace files]"
+            )
+        return fitted

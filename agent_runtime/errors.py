@@ -1,0 +1,30 @@
+"""The runtime's small exception tree.
+
+Errors inside an action never use these: they become observations for the model. These are
+for conditions the run cannot continue from; the CLI turns each into a short message and an
+exit code, never a traceback.
+"""
+
+
+class DeepResearcherError(Exception):
+    """Base of every error the runtime raises on purpose."""
+
+
+class ConfigError(DeepResearcherError):
+    """A setting is missing or invalid; the message says what to set."""
+
+
+class WorkspaceError(DeepResearcherError):
+    """The workspace cannot be created, read or resumed."""
+
+
+class ModelError(DeepResearcherError):
+    """The model endpoint failed in a way retrying did not (or must not) fix."""
+
+
+class ModelUnreachableError(ModelError):
+    """Connection errors, timeouts or 5xx answers outlasted the retries and the deadline."""
+
+
+class ModelRequestRefusedError(ModelError):
+    """The endpoint refused the request (400/401/403/404): retrying would not help."""

@@ -1,0 +1,72 @@
+"""`deep-researcher inspect WORKSPACE`: a run's state from its files alone."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.errors import WorkspaceError
+from agent_runtime.run_state import load_meta, read_events
+from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
+
+
+def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
+    space = Workspace(root)
+    if not space.overall_dashboard.is_file() and not space.run_file.is_file():
+        raise WorkspaceError(f"{space.root} is not a research workspace (no {OVERALL_DASHBOARD})")
+    meta = load_meta(space.run_file)
+    if meta is None:
+        title, purpose = space.title_from_dashboard()
+        state: dict[str, Any] = {"title": title, "purpose": purpose, "status": "unknown (no run metadata)"}
+    else:
+        state = meta.model_dump(mode="json")
+        state["totals"]["total_tokens"] = meta.totals.total_tokens
+    state["workspace"] = str(space.root)
+    state["overall_dashboard"] = space.read_text(OVERALL_DASHBOARD)
+    state["current_dashboard"] = space.read_text(CURRENT_DASHBOARD)
+    state["notebook"] = space.notebook_files()
+    state["last_events"] = list(deque(read_events(space.events_file), maxlen=last_events))
+    return state
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    kind = event.get("event")
+    head = f"{event.get('time', '')} step {event.get('step', '-')} [{event.get('agent', 'run')}] {kind}"
+    if kind == "action":
+        error = f" ERROR {event['error'][:100]}" if event.get("error") else ""
+        return f"{head} {event.get('action')} → {event.get('observation_chars')} chars{error}"
+    if kind == "model_call":
+        problems = f" ({', '.join(event['problems'])})" if event.get("problems") else ""
+        return f"{head} {event.get('prompt_tokens')}+{event.get('completion_tokens')} tokens{problems}"
+    if kind == "run_ended":
+        return f"{head} {event.get('status')} {event.get('reason') or ''}".rstrip()
+    return head
+
+
+def inspect_workspace(root: Path, as_json: bool = False) -> int:
+    state = workspace_state(root)
+    if as_json:
+        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    out: list[str] = [f"# {state['title']}", f"workspace: {state['workspace']}"]
+    if state.get("purpose"):
+        out.append(f"purpose:   {state['purpose']}")
+    out.append(f"status:    {state['status']}" + (f" ({state['stop_reason']})" if state.get("stop_reason") else ""))
+    totals = state.get("totals")
+    if totals:
+        out.append(
+            f"steps:     {totals['steps']} · model calls {totals['model_calls']} · tokens {totals['prompt_tokens']:,} in / "
+            f"{totals['completion_tokens']:,} out · cost ${totals['cost']:.4f} · {totals['elapsed_seconds']:.0f}s"
+        )
+    if state.get("report_path"):
+        out.append(f"report:    {state['report_path']}")
+    out += ["", "## Overall dashboard", state["overall_dashboard"].strip(), "", "## Current dashboard",
+            state["current_dashboard"].strip(), "", "## Notebook"]  # fmt: skip
+    out += [f"- {name}" for name in state["notebook"]] or ["(empty)"]
+    out += ["", "## Last events"] + [_event_line(e) for e in state["last_events"]]
+    print("\n".join(out))
+    return 0

@@ -1,0 +1,74 @@
+"""Parse the near-JSON that models write: fenced code, prose around the object, single quotes,
+Python literals, trailing commas, unquoted keys, a missing closing brace."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+_FENCE = re.compile(r"```(?:json|JSON|javascript|python)?\s*\n?(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_BARE_KEY = re.compile(r'([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)')
+
+
+def balanced_objects(text: str) -> list[str]:
+    """Every top-level `{...}` span in `text`, honouring strings; an unclosed last one is closed."""
+    spans: list[str] = []
+    depth, start, quote, escaped = 0, -1, "", False
+    for index, char in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'" and depth > 0:
+            quote = char
+        elif char == "{":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : index + 1])
+    if depth > 0 and start >= 0:
+        spans.append(text[start:] + "}" * depth)
+    return spans
+
+
+def loads_lenient(text: str) -> Any:
+    """Parse one JSON value from model text or raise ValueError with a short reason."""
+    text = text.strip()
+    if not text:
+        raise ValueError("empty text")
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + balanced_objects(text) + [text]
+    for candidate in candidates:
+        value = _repair(candidate.strip())
+        if value is not None:
+            return value
+    raise ValueError("not valid JSON and not repairable")
+
+
+def _repair(text: str) -> Any:
+    attempts = [text, _TRAILING_COMMA.sub(r"\1", text)]
+    attempts.append(_BARE_KEY.sub(r'\1"\2"\3', attempts[-1]))
+    for attempt in attempts:
+        try:
+            return json.loads(attempt)
+        except ValueError:
+            pass
+    # Single quotes, True/False/None: Python's literal syntax is a superset worth trying.
+    pythonish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", attempts[-1])))
+    try:
+        value = ast.literal_eval(pythonish)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None

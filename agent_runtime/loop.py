@@ -1,0 +1,280 @@
+"""One generic micro-agent loop, used by the main agent and by every delegated micro agent.
+
+    until the finishing action, max steps, a budget, or a detected loop:
+        guard the context → reply = model(messages + [status], tools) → for each call:
+        validate → run → bounded observation → append; a dashboard action rebuilds the history.
+
+The system prompt and the tool list are fixed for the run: everything that changes (step,
+tokens, nudges) travels in the last message, so an endpoint's prompt cache keeps the prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_runtime.context_guard import ContextGuard, Entry, History
+from agent_runtime.messages import Message, user
+from agent_runtime.model import Model
+from agent_runtime.registry import ActionSet, Observation
+from agent_runtime.replies import ModelReply, ToolCall, ToolMode, observation_message, parse_reply
+from agent_runtime.run import ActionContext
+from sandbox import atomic_write_text
+
+LOOP_NUDGE_AT = 3
+LOOP_STOP_AT = 5
+
+
+@dataclass
+class AgentSpec:
+    name: str  # "main", "file", "browser": shown in the event log
+    actions: ActionSet
+    base_messages: Callable[[], list[Message]]  # [system, ...]: the history after a reset
+    model: Model
+    tool_mode: ToolMode
+    max_steps: int
+    counts_run_steps: bool = False  # the main agent's steps are the run's step budget
+    compress: bool = True  # False replays the whole history (benchmarks only)
+
+
+@dataclass
+class Outcome:
+    kind: Literal["finished", "max_steps", "budget", "loop"]
+    result: str | None = None
+    reason: str = ""
+
+
+def _arguments_digest(call: ToolCall) -> str:
+    return json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _short_arguments(call: ToolCall) -> dict[str, object]:
+    """Arguments for the event log: long strings cut, so the log stays small."""
+    return {k: (v[:300] + "…" if isinstance(v, str) and len(v) > 300 else v) for k, v in call.arguments.items()}
+
+
+class AgentLoop:
+    def __init__(self, spec: AgentSpec, ctx: ActionContext) -> None:
+        self.spec = spec
+        self.ctx = ctx
+        self.tools = spec.actions.schemas() if spec.tool_mode == "native" else []
+        settings = ctx.settings
+        self.guard = ContextGuard(
+            settings.context_window, settings.soft_limit, settings.hard_limit, ctx.estimator, ctx.workspace
+        )
+        self.history = History(spec.base_messages())
+        self.local_steps = 0
+        self._repeats: tuple[str, int] = ("", 0)
+        self.pending_notes: list[str] = []  # one-off notes for the next status message
+
+    # -- the loop ------------------------------------------------------------------------------
+    async def run(self) -> Outcome:
+        spec, ctx = self.spec, self.ctx
+        while True:
+            spent = ctx.spent_budget() if spec.counts_run_steps else self._spent_sub_budget()
+            if spent is not None:
+                kind: Literal["max_steps", "budget"] = (
+                    "max_steps" if spent.startswith("max_steps") and not spec.counts_run_steps else "budget"
+                )
+                return Outcome(kind, reason=spent)
+            self.local_steps += 1
+            step = ctx.meta.totals.steps + 1 if spec.counts_run_steps else self.local_steps
+            ctx.step = step if spec.counts_run_steps else ctx.step
+            request = await self._prepare_request(step)
+            reply = await self._call_model(request, step)
+            if spec.counts_run_steps:
+                ctx.meta.totals.steps += 1
+            outcome = await self._act(reply, step)
+            ctx.save()
+            if outcome is not None:
+                return outcome
+
+    def _spent_sub_budget(self) -> str | None:
+        run_budget = self.ctx.spent_budget()
+        if run_budget is not None and not run_budget.startswith("max_steps"):
+            return run_budget
+        if self.local_steps >= self.spec.max_steps:
+            return f"max_steps: the {self.spec.name} agent used its {self.spec.max_steps} steps"
+        return None
+
+    # -- building the request ------------------------------------------------------------------
+    async def _prepare_request(self, step: int) -> list[Message]:
+        status_parts = [f"[status] {self.ctx.status_line()}"] if self.spec.counts_run_steps else []
+        status_parts += self.pending_notes
+        self.pending_notes = []
+        if self.spec.compress:
+            messages = self.history.messages + [user("\n".join(status_parts))] if status_parts else self.history.messages
+            if self.guard.over_hard(messages, self.tools):
+                await self._compact(step)
+            elif self.guard.over_soft(messages, self.tools) and self.spec.counts_run_steps:
+                status_parts.append(
+                    self.ctx.prompts.render("nudge_context.j2", percent=self._percent(messages))
+                )
+        messages = self.history.messages + ([user("\n".join(status_parts))] if status_parts else [])
+        if self.guard.over_hard(messages, self.tools) and self.spec.compress:
+            messages = self.guard.fit(messages, self.tools)
+        return messages
+
+    def _percent(self, messages: list[Message]) -> int:
+        return round(100 * self.guard.estimate(messages, self.tools) / self.guard.window)
+
+    async def _compact(self, step: int) -> None:
+        before = self.guard.estimate(self.history.messages, self.tools)
+        self.guard.compact_old_entries(self.history, keep_from_step=step - 1)
+        how = "pointers"
+        if self.guard.over_soft(self.history.messages, self.tools) and self.spec.counts_run_steps:
+            await self._summarize_into_dashboard(step)
+            how = "summary"
+        after = self.guard.estimate(self.history.messages, self.tools)
+        self.ctx.meta.totals.compactions += 1
+        self.ctx.events.append(
+            "compaction", step=step, agent=self.spec.name, how=how, tokens_before=before, tokens_after=after
+        )
+
+    async def _summarize_into_dashboard(self, step: int) -> None:
+        """Fold the history into the current dashboard with a separate call, then rebuild."""
+        workspace, prompts = self.ctx.workspace, self.ctx.prompts
+        transcript = "\n\n".join(
+            f"### {m['role']}\n{m.get('content') or ''}"
+            + "".join(f"\n→ {c['function']['name']}({c['function']['arguments']})" for c in m.get("tool_calls") or [])
+            for m in self.history.messages[self.history.base_length :]
+        )
+        request = [
+            {"role": "system", "content": prompts.render("summarize_system.j2")},
+            user(
+                prompts.render(
+                    "summarize_request.j2",
+                    dashboard=workspace.read_text("current_dashboard.md"),
+                    transcript=transcript,
+                )
+            ),
+        ]
+        request = self.guard.fit(request, [])
+        summary = ""
+        try:
+            raw = await self.spec.model.complete(request, [])
+            self._account(request, [], raw.prompt_tokens, raw.completion_tokens)
+            summary = parse_reply(raw, "json", ()).text
+        except Exception as exc:  # a failed summary must not lose the run: keep the old dashboard
+            self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
+        if summary.strip():
+            workspace.write_dashboard("current_dashboard.md", summary)
+        self.history.reset(self.spec.base_messages())
+        self.pending_notes.append(
+            "[note] The runtime compacted the context: the history was folded into current_dashboard.md."
+        )
+
+    # -- calling the model ---------------------------------------------------------------------
+    async def _call_model(self, request: list[Message], step: int) -> ModelReply:
+        started = time.monotonic()
+        estimate = self.guard.estimate(request, self.tools)
+        raw = await self.spec.model.complete(request, self.tools)
+        reply = parse_reply(raw, self.spec.tool_mode, self.spec.actions.names())
+        prompt_tokens, completion_tokens = self._account(request, self.tools, raw.prompt_tokens, raw.completion_tokens)
+        if reply.problems and set(reply.problems) - {"think_block"}:
+            self.ctx.meta.totals.invalid_replies += 1
+        self.ctx.events.append(
+            "model_call",
+            step=step,
+            agent=self.spec.name,
+            model=self.spec.model.name,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            estimated_tokens=estimate,
+            duration=round(time.monotonic() - started, 3),
+            calls=[c.name for c in reply.calls],
+            problems=reply.problems,
+        )
+        return reply
+
+    def _account(self, request: list[Message], tools: list[dict[str, object]], prompt: int | None, completion: int | None) -> tuple[int, int]:
+        if prompt:
+            self.ctx.estimator.observe(request, tools, prompt)
+        prompt = prompt if prompt is not None else self.ctx.estimator.request(request, tools)
+        completion = completion if completion is not None else 0
+        self.ctx.record_usage(prompt, completion)
+        return prompt, completion
+
+    # -- acting ----------------------------------------------------------------------------------
+    async def _act(self, reply: ModelReply, step: int) -> Outcome | None:
+        spec = self.spec
+        self.history.append(reply.assistant_message, Entry(0, step, spec.name, "reply", "arguments"))
+        if not reply.calls:
+            self.history.append(user(self.ctx.prompts.render(
+                "nudge_no_action.j2", empty=not reply.text, actions=spec.actions.names(), mode=spec.tool_mode
+            )))
+            return None
+        reset_base: list[Message] | None = None
+        after_reset: list[str] = []
+        for call in reply.calls:
+            observation = await self._run_call(call, step)
+            text = self._bounded(observation.text, step, call.name)
+            if observation.finished:
+                return Outcome("finished", result=observation.result)
+            if observation.reset_context and spec.compress:
+                reset_base, after_reset = spec.base_messages(), []
+                continue
+            if reset_base is not None:
+                after_reset.append(f"Observation from {call.name}:\n{text}")
+            self.history.append(
+                observation_message(call, text, spec.tool_mode), Entry(0, step, spec.name, call.name, "observation")
+            )
+            loop = self._check_repeats(call, text)
+            if loop is not None:
+                return loop
+        if reset_base is not None:
+            # The dashboards now hold the state: the history restarts from them.
+            self.history.reset(reset_base + ([user("\n\n".join(after_reset))] if after_reset else []))
+        return None
+
+    async def _run_call(self, call: ToolCall, step: int) -> Observation:
+        started = time.monotonic()
+        if call.error:
+            observation = Observation(
+                f"Error: could not read the arguments of {call.name}: {call.error}. "
+                "Send the call again with the arguments as one JSON object.",
+                error=True,
+            )
+        else:
+            observation = await self.spec.actions.run(self.ctx, call.name, call.arguments)
+        self.ctx.events.append(
+            "action",
+            step=step,
+            agent=self.spec.name,
+            action=call.name,
+            arguments=_short_arguments(call),
+            observation_chars=len(observation.text),
+            duration=round(time.monotonic() - started, 3),
+            error=observation.text[:300] if observation.error else None,
+        )
+        return observation
+
+    def _bounded(self, text: str, step: int, action: str) -> str:
+        """Nothing large enters the context: a long observation is cut and its full text saved."""
+        limit = self.ctx.settings.max_observation_chars
+        if len(text) <= limit:
+            return text
+        path = self.ctx.workspace.observations_dir / f"step-{step:05d}-{self.spec.name}-{action}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text, durable=False)
+        return text[:limit] + (
+            f"\n\n[… {len(text) - limit:,} more characters; full text: {self.ctx.workspace.relative(path)}]"
+        )
+
+    def _check_repeats(self, call: ToolCall, text: str) -> Outcome | None:
+        key = hashlib.sha256(f"{call.name}\0{_arguments_digest(call)}\0{text}".encode()).hexdigest()
+        last, count = self._repeats
+        count = count + 1 if key == last else 1
+        self._repeats = (key, count)
+        if count >= LOOP_STOP_AT:
+            return Outcome(
+                "loop",
+                reason=f"loop: {call.name} was called {count} times in a row with the same arguments and result",
+            )
+        if count >= LOOP_NUDGE_AT:
+            self.history.append(user(self.ctx.prompts.render("nudge_loop.j2", action=call.name, count=count)))
+        return None

@@ -1,0 +1,171 @@
+"""From what an endpoint sent to what the loop acts on, in either tool mode.
+
+`native` sends the tool list and reads `tool_calls`; `json` describes the actions in the system
+prompt and reads one JSON action from the text. Both tolerate what real endpoints send:
+`<think>` blocks, tool calls written as text in `content`, near-JSON arguments, empty replies.
+What was tolerated is listed in `ModelReply.problems` for the event log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_runtime.json_repair import balanced_objects, loads_lenient
+from agent_runtime.messages import Message
+
+ToolMode = Literal["native", "json"]
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_OPEN_THINK = re.compile(r"^\s*<(think|thinking|reasoning)>.*", re.DOTALL | re.IGNORECASE)
+_STRAY_CLOSE = re.compile(r"^.*?</(think|thinking|reasoning)>", re.DOTALL | re.IGNORECASE)
+_TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+_NAME_KEYS = ("name", "action", "tool", "function")
+_ARGUMENT_KEYS = ("arguments", "parameters", "args", "action_input", "input")
+
+
+@dataclass
+class RawReply:
+    """One choice of a chat completion, independent of the SDK's classes."""
+
+    content: str | None
+    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, arguments)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    error: str | None = None  # set when the arguments could not be read; shown to the model
+
+
+@dataclass
+class ModelReply:
+    text: str
+    calls: list[ToolCall]
+    assistant_message: Message
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def strip_thinking(content: str) -> tuple[str, bool]:
+    """Remove reasoning blocks; an unclosed opening block hides the rest, a stray closer the start."""
+    cleaned = _THINK.sub("", content)
+    cleaned = _STRAY_CLOSE.sub("", cleaned)
+    cleaned = _OPEN_THINK.sub("", cleaned)
+    return cleaned.strip(), cleaned != content
+
+
+def _new_id() -> str:
+    return "call_" + uuid.uuid4().hex[:12]
+
+
+def _read_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    try:
+        value = loads_lenient(str(raw))
+    except ValueError:
+        return {}, f"the arguments are not valid JSON: {str(raw)[:200]!r}"
+    if not isinstance(value, dict):
+        return {}, f"the arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def _call_from_object(obj: Any, known: Collection[str]) -> ToolCall | None:
+    """A tool call spelled as a JSON object: {"name": ..., "arguments": {...}} and its cousins."""
+    if not isinstance(obj, dict):
+        return None
+    if isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
+        return _call_from_object(obj["function"], known)
+    name = next((obj[k] for k in _NAME_KEYS if isinstance(obj.get(k), str)), None)
+    if name is None or name not in known:
+        return None
+    raw_args = next((obj[k] for k in _ARGUMENT_KEYS if k in obj), None)
+    if raw_args is None:  # {"action": "web_search", "query": "..."}: the rest are the arguments
+        raw_args = {k: v for k, v in obj.items() if k not in _NAME_KEYS and k != "type"}
+    arguments, error = _read_arguments(raw_args)
+    return ToolCall(id=_new_id(), name=name, arguments=arguments, error=error)
+
+
+def calls_in_text(text: str, known: Collection[str]) -> list[ToolCall]:
+    """Tool calls a model wrote as text: <tool_call> tags, fenced JSON, or bare JSON objects."""
+    pieces = [m.group(1) for m in _TOOL_CALL_TAG.finditer(text)] or balanced_objects(text)
+    calls = []
+    for piece in pieces:
+        try:
+            obj = loads_lenient(piece)
+        except ValueError:
+            continue
+        for candidate in obj if isinstance(obj, list) else [obj]:
+            call = _call_from_object(candidate, known)
+            if call is not None:
+                calls.append(call)
+    return calls
+
+
+def parse_reply(raw: RawReply, mode: ToolMode, known: Collection[str]) -> ModelReply:
+    problems: list[str] = []
+    text, had_thinking = strip_thinking(raw.content or "")
+    if had_thinking:
+        problems.append("think_block")
+
+    calls: list[ToolCall] = []
+    if mode == "native":
+        for call_id, name, arguments in raw.tool_calls:
+            parsed, error = _read_arguments(arguments)
+            calls.append(ToolCall(id=call_id or _new_id(), name=name, arguments=parsed, error=error))
+    if not calls and text:
+        calls = calls_in_text(text, known)
+        if calls and mode == "native":
+            problems.append("text_tool_call")
+        if mode == "json":
+            calls = calls[:1]  # one action per reply in json mode
+    if any(call.error for call in calls):
+        problems.append("invalid_arguments")
+    if not calls:
+        problems.append("empty_reply" if not text else "no_action")
+
+    return ModelReply(
+        text=text,
+        calls=calls,
+        assistant_message=assistant_message("" if "text_tool_call" in problems else text, calls, mode),
+        prompt_tokens=raw.prompt_tokens,
+        completion_tokens=raw.completion_tokens,
+        problems=problems,
+    )
+
+
+def assistant_message(text: str, calls: list[ToolCall], mode: ToolMode) -> Message:
+    """How a reply is kept in the history: normalised, so the next request is always well-formed."""
+    if mode == "json" or not calls:
+        return {"role": "assistant", "content": text}
+    # A call written as text is kept as a real tool call: the model sees the right form next time.
+    return {
+        "role": "assistant",
+        "content": text,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+            }
+            for call in calls
+        ],
+    }
+
+
+def observation_message(call: ToolCall, text: str, mode: ToolMode) -> Message:
+    if mode == "native":
+        return {"role": "tool", "tool_call_id": call.id, "content": text}
+    return {"role": "user", "content": f"Observation from {call.name}:\n{text}"}

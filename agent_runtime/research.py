@@ -1,0 +1,257 @@
+"""A research run from start to stop: workspace, metadata, the main agent's loop, and resume.
+
+    result = await research("Solid-state batteries in 2026", purpose="an investment memo", workspace="ssb")
+    result = await resume("ssb", max_steps=400)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from actions import main_actions
+from agent_runtime.config import Settings, load_settings
+from agent_runtime.errors import ConfigError, DeepResearcherError, ModelError, WorkspaceError
+from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
+from agent_runtime.messages import Message, system, user
+from agent_runtime.model import Model, OpenAIModel
+from agent_runtime.prompts import Prompts
+from agent_runtime.registry import Action, ActionSet
+from agent_runtime.run import ActionContext
+from agent_runtime.run_state import EventLog, RunMeta, Totals, load_meta, read_events
+from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
+
+EXIT_FINISHED, EXIT_ERROR, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+@dataclass
+class RunResult:
+    status: str  # finished | stopped | interrupted | error
+    exit_code: int
+    workspace: Path
+    reason: str | None
+    result: str | None
+    report_path: str | None
+    totals: Totals
+
+
+def default_workspace(title: str) -> Path:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60] or "research"
+    return Path.cwd() / slug
+
+
+def build_model(settings: Settings, name: str | None = None) -> Model:
+    """The real client for the configured endpoint; refuses early when it cannot work."""
+    api_key = settings.api_key
+    if not api_key:
+        if not settings.base_url:
+            raise ConfigError(
+                "no API key: set OPENAI_API_KEY (or pass --api-key); for a local server set "
+                "OPENAI_BASE_URL / --base-url, e.g. http://localhost:11434/v1 for Ollama"
+            )
+        api_key = "not-needed"  # local servers ignore the key, but the client requires one
+    return OpenAIModel(
+        name or settings.model,
+        api_key=api_key,
+        base_url=settings.base_url,
+        request_timeout=settings.request_timeout,
+        deadline=settings.request_deadline,
+        max_retries=settings.max_retries,
+        temperature=settings.temperature,
+    )
+
+
+def check_endpoint_reachable(base_url: str | None, timeout: float = 5.0) -> None:
+    """Fail in seconds, not after minutes of retries, when nothing listens at the endpoint."""
+    if not base_url:
+        return
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"--base-url {base_url!r} is not an http(s) URL, e.g. http://localhost:11434/v1")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ModelError(
+            f"cannot reach the model endpoint {base_url} ({exc.strerror or exc}); check --base-url / "
+            "OPENAI_BASE_URL and that the server is running"
+        ) from None
+
+
+class Researcher:
+    """One run in one workspace. `start` for a new run, `resume` for an existing workspace."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        meta: RunMeta,
+        settings: Settings,
+        model: Model,
+        *,
+        extra_actions: Iterable[Action] = (),
+        resume_note: str | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.meta = meta
+        self.settings = settings
+        self.prompts = Prompts(settings.prompts)
+        self.events = EventLog(workspace.events_file)
+        self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
+        self.actions = ActionSet.of([*main_actions(), *extra_actions])
+        self._resume_note = resume_note
+        self._system_prompt = self.prompts.render(
+            "main_system.j2",
+            title=meta.title,
+            purpose=meta.purpose,
+            tool_mode=settings.tool_mode,
+            actions=list(self.actions),
+        )
+
+    # -- construction --------------------------------------------------------------------------
+    @classmethod
+    def start(
+        cls,
+        title: str,
+        *,
+        purpose: str | None = None,
+        workspace: str | Path | None = None,
+        settings: Settings,
+        model: Model | None = None,
+        extra_actions: Iterable[Action] = (),
+    ) -> Researcher:
+        if not title.strip():
+            raise ConfigError("the research title is empty; give a title, e.g. \"Solid-state batteries in 2026\"")
+        space = Workspace(Path(workspace) if workspace else default_workspace(title))
+        if space.exists():
+            raise WorkspaceError(
+                f"{space.root} already holds a research run; continue it with `deep-researcher resume "
+                f"{space.root}` or choose another --workspace"
+            )
+        model = model or build_model(settings)
+        space.create(title, purpose)
+        meta = RunMeta(title=title.strip(), purpose=purpose, settings=settings.stored())
+        return cls(space, meta, settings, model, extra_actions=extra_actions)
+
+    @classmethod
+    def resume(
+        cls,
+        workspace: str | Path,
+        *,
+        flags: Mapping[str, Any] | None = None,
+        settings: Settings | None = None,
+        model: Model | None = None,
+        extra_actions: Iterable[Action] = (),
+        config_file: str | Path | None = None,
+    ) -> Researcher:
+        space = Workspace(Path(workspace))
+        if not space.overall_dashboard.is_file():
+            raise WorkspaceError(f"{space.root} is not a research workspace (no {OVERALL_DASHBOARD})")
+        meta = load_meta(space.run_file)
+        if meta is None:  # the dashboards alone are enough to go on
+            title, purpose = space.title_from_dashboard()
+            meta = RunMeta(title=title, purpose=purpose)
+        if settings is None:
+            settings = load_settings(flags, stored=meta.settings, config_file=config_file)
+        model = model or build_model(settings)
+        space.ensure_layout()
+        note = resume_note(space, meta)
+        meta.settings = settings.stored()
+        meta.resumes += 1
+        return cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note)
+
+    # -- the run -------------------------------------------------------------------------------
+    def base_messages(self) -> list[Message]:
+        """[system, dashboards] (+ the resume note, once): the whole history after every reset."""
+        dashboards = self.prompts.render(
+            "dashboards.j2",
+            overall=self.workspace.read_text(OVERALL_DASHBOARD).strip(),
+            current=self.workspace.read_text(CURRENT_DASHBOARD).strip(),
+        )
+        messages = [system(self._system_prompt), user(dashboards)]
+        if self._resume_note:
+            messages.append(user(self._resume_note))
+            self._resume_note = None
+        return messages
+
+    def agent_spec(self) -> AgentSpec:
+        return AgentSpec(
+            name="main",
+            actions=self.actions,
+            base_messages=self.base_messages,
+            model=self.ctx.model,
+            tool_mode=self.settings.tool_mode,
+            max_steps=self.settings.max_steps,
+            counts_run_steps=True,
+            compress=self.settings.compression,
+        )
+
+    async def run(self) -> RunResult:
+        meta = self.meta
+        if meta.status == "finished":
+            return self._result(EXIT_FINISHED)
+        meta.status, meta.stop_reason = "running", None
+        self.ctx.save()
+        self.events.append("run_started", title=meta.title, resumes=meta.resumes, model=self.settings.model)
+        try:
+            outcome = await AgentLoop(self.agent_spec(), self.ctx).run()
+            return self._end(outcome)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            return self._stop("interrupted", "interrupted by the user", EXIT_INTERRUPTED)
+        except DeepResearcherError as exc:
+            return self._stop("error", str(exc), EXIT_ERROR)
+        finally:
+            self.events.close()
+
+    def _end(self, outcome: Outcome) -> RunResult:
+        if outcome.kind == "finished":
+            self.meta.result = outcome.result
+            return self._stop("finished", None, EXIT_FINISHED)
+        return self._stop("stopped", outcome.reason, EXIT_BUDGET)
+
+    def _stop(self, status: str, reason: str | None, code: int) -> RunResult:
+        self.meta.status = status  # type: ignore[assignment]
+        self.meta.stop_reason = reason
+        self.events.append("run_ended", status=status, reason=reason, totals=self.meta.totals.model_dump())
+        self.ctx.save()
+        return self._result(code)
+
+    def _result(self, code: int) -> RunResult:
+        m = self.meta
+        return RunResult(m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals)
+
+
+def resume_note(workspace: Workspace, meta: RunMeta, last: int = 5) -> str:
+    """"Resumed after …; the last actions were …", built from the event log."""
+    actions = [e for e in read_events(workspace.events_file) if e.get("event") == "action" and e.get("agent") == "main"]
+    lines = []
+    for event in actions[-last:]:
+        args = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in (event.get("arguments") or {}).items())
+        status = " (failed)" if event.get("error") else ""
+        lines.append(f"step {event.get('step')}: {event.get('action')}({args}){status}")
+    reason = meta.stop_reason if meta.status in ("stopped", "error", "interrupted") else None
+    return Prompts(None).env.get_template("resume_note.j2").render(reason=reason, last_actions=lines).strip()
+
+
+async def research(
+    title: str,
+    *,
+    purpose: str | None = None,
+    workspace: str | Path | None = None,
+    model: Model | None = None,
+    **settings: Any,
+) -> RunResult:
+    """Run a research to its end (or to a budget) and return the outcome; settings as in the CLI."""
+    resolved = load_settings(settings)
+    return await Researcher.start(title, purpose=purpose, workspace=workspace, settings=resolved, model=model).run()
+
+
+async def resume(workspace: str | Path, *, model: Model | None = None, **overrides: Any) -> RunResult:
+    """Continue a stopped or interrupted run from its workspace files; overrides as in the CLI."""
+    return await Researcher.resume(workspace, flags=overrides, model=model).run()

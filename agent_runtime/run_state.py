@@ -1,0 +1,118 @@
+"""Run metadata (`.runtime/run.json`) and the append-only event log (`.runtime/events.jsonl`).
+
+run.json is replaced atomically at every step, so a killed process leaves the last complete
+version. The event log is appended one line per model call and per action and flushed at once:
+a killed process loses nothing written before it; a reader skips a torn last line.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent_runtime.errors import WorkspaceError
+from sandbox import atomic_write_text
+
+RunStatus = Literal["new", "running", "finished", "stopped", "interrupted", "error"]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Totals(BaseModel):
+    """What the run has spent so far, across every resume."""
+
+    steps: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    elapsed_seconds: float = 0.0
+    invalid_replies: int = 0
+    compactions: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class RunMeta(BaseModel):
+    title: str
+    purpose: str | None = None
+    created_at: str = Field(default_factory=now_iso)
+    updated_at: str = Field(default_factory=now_iso)
+    status: RunStatus = "new"
+    stop_reason: str | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+    totals: Totals = Field(default_factory=Totals)
+    result: str | None = None
+    report_path: str | None = None
+    resumes: int = 0
+
+
+def load_meta(path: Path) -> RunMeta | None:
+    """The stored metadata, or None when the file is missing (resume falls back to the dashboards)."""
+    try:
+        return RunMeta.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValidationError, ValueError) as exc:
+        raise WorkspaceError(
+            f"{path} is not valid run metadata ({type(exc).__name__}); move it aside to resume from the "
+            "dashboards alone"
+        ) from None
+
+
+def save_meta(path: Path, meta: RunMeta) -> None:
+    meta.updated_at = now_iso()
+    atomic_write_text(path, meta.model_dump_json(indent=2) + "\n", durable=False)
+
+
+EventListener = Callable[[dict[str, Any]], None]
+
+
+class EventLog:
+    """Append-only JSON lines; listeners (the CLI's live view) see every event as it is written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.listeners: list[EventListener] = []
+        self._handle: TextIO | None = None
+
+    def append(self, kind: str, **fields: Any) -> dict[str, Any]:
+        event = {"time": now_iso(), "t": round(time.time(), 3), "event": kind, **fields}
+        if self._handle is None:
+            self._handle = self.path.open("a", encoding="utf-8")
+        self._handle.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        self._handle.flush()
+        for listener in self.listeners:
+            listener(event)
+        return event
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def read_events(path: Path) -> Iterator[dict[str, Any]]:
+    """Every complete event; a line torn by a killed process is skipped."""
+    try:
+        handle = path.open(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return
+    with handle:
+        for line in handle:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                yield event

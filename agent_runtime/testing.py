@@ -1,0 +1,235 @@
+"""Test doubles, shipped so that anyone can exercise the runtime without a model API.
+
+- `ScriptedModel(script)`: a model that is a function of (messages, tools) → `Reply`, in-process.
+- `ScriptedEndpoint(script)`: the same function served as a real OpenAI-compatible HTTP endpoint
+  on 127.0.0.1 (`/v1/chat/completions` with tool calls, `/v1/models`), so tests drive the real
+  CLI process through the real `openai` client. A script may also answer with a `Fault`
+  (an HTTP error status, a hang past the client's timeout) to exercise the retries.
+
+    with ScriptedEndpoint(lambda messages, tools: reply(call("all_finished", result="…", report_path="r.md"))) as ep:
+        subprocess.run(["deep-researcher", "run", "T"], env={**os.environ, "OPENAI_BASE_URL": ep.url, ...})
+
+`python -m agent_runtime.testing --script package.module:function` serves a script from the shell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import json
+import threading
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from agent_runtime.messages import Message, ToolSchema
+from agent_runtime.replies import RawReply
+
+
+@dataclass
+class Reply:
+    """What the scripted model says: text, tool calls in the wire format, optional usage figures."""
+
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass
+class Fault:
+    """Answer with an HTTP error (`status`), or stay silent for `hang` seconds first."""
+
+    status: int = 500
+    message: str = "scripted fault"
+    retry_after: float | None = None
+    hang: float = 0.0
+
+
+Script = Callable[[list[Message], list[ToolSchema]], "Reply | Fault | Awaitable[Reply | Fault]"]
+
+
+def call(name: str, /, **arguments: Any) -> dict[str, Any]:
+    """A tool call in the OpenAI wire format."""
+    return raw_call(name, json.dumps(arguments, ensure_ascii=False))
+
+
+def raw_call(name: str, arguments: str) -> dict[str, Any]:
+    """A tool call whose arguments text is sent as is (to test malformed JSON)."""
+    return {"id": "call_" + uuid.uuid4().hex[:10], "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def reply(*calls: dict[str, Any], content: str | None = None) -> Reply:
+    return Reply(content=content, tool_calls=list(calls))
+
+
+def count_tokens(messages: Sequence[Message], tools: Sequence[ToolSchema] = ()) -> int:
+    """The double's own token count: four characters of the request's JSON a token."""
+    return (len(json.dumps(list(messages), ensure_ascii=False)) + len(json.dumps(list(tools), ensure_ascii=False))) // 4
+
+
+async def _answer(script: Script, messages: list[Message], tools: list[ToolSchema]) -> Reply | Fault:
+    answer = script(messages, tools)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return answer
+
+
+class ScriptedModel:
+    """An in-process model whose replies a function decides (faults are an HTTP matter: see
+    ScriptedEndpoint). Records every request it was sent."""
+
+    def __init__(self, script: Script, name: str = "scripted") -> None:
+        self.script = script
+        self.name = name
+        self.requests: list[tuple[list[Message], list[ToolSchema]]] = []
+
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> RawReply:
+        messages_copy = json.loads(json.dumps(list(messages)))
+        tools_copy = json.loads(json.dumps(list(tools)))
+        self.requests.append((messages_copy, tools_copy))
+        answer = await _answer(self.script, messages_copy, tools_copy)
+        if isinstance(answer, Fault):
+            raise RuntimeError("ScriptedModel cannot send HTTP faults; use ScriptedEndpoint")
+        return RawReply(
+            content=answer.content,
+            tool_calls=[(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in answer.tool_calls],
+            prompt_tokens=answer.prompt_tokens if answer.prompt_tokens is not None else count_tokens(messages_copy, tools_copy),
+            completion_tokens=answer.completion_tokens if answer.completion_tokens is not None else 20,
+        )
+
+
+class ScriptedEndpoint:
+    """A real OpenAI-compatible HTTP server on 127.0.0.1 answering with a script.
+
+    `requests` holds every chat-completion body received, in order (faults included)."""
+
+    def __init__(self, script: Script, model: str = "scripted-model") -> None:
+        self.script = script
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-endpoint", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> ScriptedEndpoint:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str], float]:
+        """(status, JSON body, headers, seconds to wait first) for one request."""
+        with self._lock:
+            self.requests.append(body)
+        messages, tools = body.get("messages", []), body.get("tools", [])
+        result = asyncio.run(_answer(self.script, messages, tools))
+        if isinstance(result, Fault):
+            headers = {"Retry-After": str(result.retry_after)} if result.retry_after is not None else {}
+            error = {"error": {"message": result.message, "type": "scripted_fault", "code": result.status}}
+            return result.status, error, headers, result.hang
+        prompt_tokens = result.prompt_tokens if result.prompt_tokens is not None else count_tokens(messages, tools)
+        completion_tokens = result.completion_tokens if result.completion_tokens is not None else 20
+        message: dict[str, Any] = {"role": "assistant", "content": result.content}
+        if result.tool_calls:
+            message["tool_calls"] = result.tool_calls
+        completion = {
+            "id": "chatcmpl-" + uuid.uuid4().hex[:12],
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if result.tool_calls else "stop"}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        return 200, completion, {}, 0.0
+
+
+def _handler_for(endpoint: ScriptedEndpoint) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+            pass
+
+        def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(200, {"object": "list", "data": [{"id": endpoint.model, "object": "model"}]})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                self._send(400, {"error": {"message": "request body is not JSON"}})
+                return
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            try:
+                status, payload, headers, hang = endpoint.answer(body)
+            except Exception as exc:  # a broken script shows up as a 500 the test can see
+                status, payload, headers, hang = 500, {"error": {"message": f"script failed: {exc!r}"}}, {}, 0.0
+            if hang:
+                time.sleep(min(hang, 30.0))  # bounded: the server always stops by itself
+            try:
+                self._send(status, payload, headers)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting, as a timing-out client does
+
+    return Handler
+
+
+def _load_script(spec: str) -> Script:
+    module_name, _, attribute = spec.partition(":")
+    script = getattr(importlib.import_module(module_name), attribute)
+    return script() if inspect.isclass(script) else script  # type: ignore[no-any-return]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve a scripted model as an OpenAI-compatible endpoint.")
+    parser.add_argument("--script", required=True, help="module:function taking (messages, tools) → Reply")
+    args = parser.parse_args(argv)
+    with ScriptedEndpoint(_load_script(args.script)) as endpoint:
+        print(f"OPENAI_BASE_URL={endpoint.url}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
