@@ -142,3 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> NoReturn:
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

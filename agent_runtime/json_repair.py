@@ -69,6 +69,6 @@ def _repair(text: str) -> Any:
     pythonish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", attempts[-1])))
     try:
         value = ast.literal_eval(pythonish)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, dict | list) else None

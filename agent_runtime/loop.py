@@ -157,8 +157,12 @@ class AgentLoop:
         summary = ""
         try:
             raw = await self.spec.model.complete(request, [])
-            self._account(request, [], raw.prompt_tokens, raw.completion_tokens)
+            prompt_tokens, completion_tokens = self._account(request, [], raw.prompt_tokens, raw.completion_tokens)
             summary = parse_reply(raw, "json", ()).text
+            self.ctx.events.append(
+                "model_call", step=step, agent="summarizer", model=self.spec.model.name,
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=[], problems=[],
+            )  # fmt: skip
         except Exception as exc:  # a failed summary must not lose the run: keep the old dashboard
             self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
         if summary.strip():

@@ -1,0 +1,63 @@
+"""Building blocks for in-process runs of the real runtime with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.config import load_settings
+from agent_runtime.registry import Action, action
+from agent_runtime.research import Researcher, RunResult
+from agent_runtime.testing import Reply, Script, ScriptedModel, call, reply
+
+FILLER = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 200)[:7900]
+
+
+@action
+async def read_fixture(part: int) -> str:
+    """Return about 8 KB of text (a stand-in for a page read).
+
+    Args:
+        part: which part to read.
+    """
+    return f"part {part}\n{FILLER}"
+
+
+def settings(**overrides: Any) -> Any:
+    return load_settings(overrides, env={})
+
+
+async def start_run(
+    tmp_path: Path, script: Script, *, extra: list[Action] | None = None, **overrides: Any
+) -> tuple[RunResult, ScriptedModel]:
+    model = ScriptedModel(script)
+    researcher = Researcher.start(
+        "Test research", purpose="testing", workspace=tmp_path / "ws", settings=settings(**overrides),
+        model=model, extra_actions=extra or [],
+    )  # fmt: skip
+    return await researcher.run(), model
+
+
+async def resume_run(tmp_path: Path, script: Script, *, extra: list[Action] | None = None, **flags: Any) -> tuple[RunResult, ScriptedModel]:
+    model = ScriptedModel(script)
+    researcher = Researcher.resume(tmp_path / "ws", flags=flags, model=model, extra_actions=extra or [])
+    return await researcher.run(), model
+
+
+def finish_with_report(workspace: Path) -> Reply:
+    (workspace / "report.draft.md").write_text("# Report\n\nDone.\n")
+    return reply(call("all_finished", result="all done", report_path="report.draft.md"))
+
+
+def is_summary_request(messages: list[dict[str, Any]]) -> bool:
+    return "You maintain the current dashboard" in str(messages[0]["content"])
+
+
+def main_steps_taken(messages: list[dict[str, Any]]) -> int:
+    """How many assistant turns the history already holds (since the last reset)."""
+    return sum(1 for m in messages if m["role"] == "assistant")
+
+
+def events(workspace: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (workspace / ".runtime" / "events.jsonl").read_text().splitlines()]

@@ -1,0 +1,76 @@
+from agent_runtime.replies import RawReply, parse_reply, strip_thinking
+
+KNOWN = ["web_search", "all_finished"]
+
+
+def test_native_tool_calls_are_read() -> None:
+    raw = RawReply(content=None, tool_calls=[("c1", "web_search", '{"query": "x", "max_results": 5}')])
+    reply = parse_reply(raw, "native", KNOWN)
+    assert [(c.id, c.name, c.arguments) for c in reply.calls] == [("c1", "web_search", {"query": "x", "max_results": 5})]
+    assert reply.problems == []
+    assert reply.assistant_message["tool_calls"][0]["id"] == "c1"
+
+
+def test_think_blocks_are_removed_and_reported() -> None:
+    raw = RawReply(content="<think>I should search.</think>\nLet me search.", tool_calls=[("c1", "web_search", '{"query": "x"}')])
+    reply = parse_reply(raw, "native", KNOWN)
+    assert reply.text == "Let me search."
+    assert "think_block" in reply.problems
+    assert "I should search" not in str(reply.assistant_message)
+
+
+def test_unclosed_think_block_hides_the_rest() -> None:
+    assert strip_thinking("<think>endless reasoning") == ("", True)
+    assert strip_thinking("reasoning without opener</think>answer") == ("answer", True)
+
+
+def test_tool_call_written_as_text_in_content_is_used() -> None:
+    raw = RawReply(content='<tool_call>\n{"name": "web_search", "arguments": {"query": "batteries"}}\n</tool_call>')
+    reply = parse_reply(raw, "native", KNOWN)
+    assert [(c.name, c.arguments) for c in reply.calls] == [("web_search", {"query": "batteries"})]
+    assert "text_tool_call" in reply.problems
+    # kept in the history as a real tool call, so the next request is well-formed
+    assert reply.assistant_message["tool_calls"][0]["function"]["name"] == "web_search"
+    assert reply.assistant_message["content"] == ""
+
+
+def test_bare_json_call_in_text_and_unknown_names_ignored() -> None:
+    raw = RawReply(content='I will call {"name": "delete_everything", "arguments": {}} or {"name": "all_finished", "arguments": {"result": "r", "report_path": "a.md"}}')
+    reply = parse_reply(raw, "native", KNOWN)
+    assert [c.name for c in reply.calls] == ["all_finished"]
+
+
+def test_invalid_argument_json_becomes_a_call_with_an_error() -> None:
+    raw = RawReply(content=None, tool_calls=[("c1", "web_search", '{"query": "x" "max_results": }')])
+    reply = parse_reply(raw, "native", KNOWN)
+    assert reply.calls[0].error is not None and "not valid JSON" in reply.calls[0].error
+    assert "invalid_arguments" in reply.problems
+    assert reply.assistant_message["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+def test_near_json_arguments_are_repaired() -> None:
+    raw = RawReply(content=None, tool_calls=[("c1", "web_search", "{'query': 'x', 'max_results': 3,}")])
+    assert parse_reply(raw, "native", KNOWN).calls[0].arguments == {"query": "x", "max_results": 3}
+
+
+def test_empty_and_whitespace_replies_are_flagged() -> None:
+    for content in (None, "", "  \n "):
+        reply = parse_reply(RawReply(content=content), "native", KNOWN)
+        assert reply.calls == [] and reply.problems == ["empty_reply"]
+
+
+def test_text_without_action_is_flagged() -> None:
+    reply = parse_reply(RawReply(content="I think the answer is 42."), "native", KNOWN)
+    assert reply.problems == ["no_action"]
+
+
+def test_json_mode_reads_one_action_from_text() -> None:
+    raw = RawReply(content='```json\n{"action": "web_search", "arguments": {"query": "q"}}\n```\n{"action": "all_finished", "arguments": {}}')
+    reply = parse_reply(raw, "json", KNOWN)
+    assert [(c.name, c.arguments) for c in reply.calls] == [("web_search", {"query": "q"})]
+    assert "tool_calls" not in reply.assistant_message
+
+
+def test_json_mode_accepts_flat_arguments() -> None:
+    reply = parse_reply(RawReply(content='{"action": "web_search", "query": "q", "max_results": 4}'), "json", KNOWN)
+    assert reply.calls[0].arguments == {"query": "q", "max_results": 4}

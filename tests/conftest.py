@@ -1,0 +1,58 @@
+"""Shared fixtures: the loopback model endpoint and a runner for the real CLI process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.testing import Script, ScriptedEndpoint
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def cli_env(endpoint_url: str | None = None, **extra: str) -> dict[str, str]:
+    """A clean environment for the CLI: no keys or settings leak in from the machine."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DEEP_RESEARCHER_"))}
+    if endpoint_url is not None:
+        env["OPENAI_BASE_URL"] = endpoint_url
+        env["OPENAI_API_KEY"] = "test-key"
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], env: dict[str, str], timeout: float = 120, cwd: Path | None = None) -> CliResult:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_runtime.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Callable[[Script], ScriptedEndpoint]]:
+    """`endpoint(script)` starts a scripted OpenAI-compatible server; all stop after the test."""
+    started: list[ScriptedEndpoint] = []
+
+    def start(script: Script) -> ScriptedEndpoint:
+        server = ScriptedEndpoint(script).__enter__()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.close()
