@@ -73,6 +73,16 @@ class Settings(BaseModel):
     prompts: Path | None = None
     quiet: bool = False
 
+    # Web research limits (actions/web): search providers are listed in `search`, comma-separated,
+    # in fallback order ("tavily,duckduckgo"); keys come from the environment.
+    search_retries: int = Field(default=2, ge=0, le=10, description="retries per provider on 429/5xx")
+    snippet_chars: int = Field(default=300, ge=50, le=2_000)
+    observation_tokens: int = Field(default=2_000, ge=300, description="bound of a visit_url observation")
+    fetch_timeout: float = Field(default=30.0, gt=0, description="seconds for one page, redirects included")
+    fetch_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, description="bytes kept of one response")
+    fetch_concurrency: int = Field(default=10, ge=1, le=64, description="pages fetched at once")
+    fetch_per_host: int = Field(default=4, ge=1, le=16, description="pages fetched at once from one host")
+
     def price(self) -> Price | None:
         return self.prices.get(self.model)
 

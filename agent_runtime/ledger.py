@@ -193,7 +193,9 @@ class Ledger:
         except FileNotFoundError:
             raw = None
         except OSError as exc:
-            raise WorkspaceError(f"cannot read the source ledger {ledger.path}: {exc.strerror or exc}") from None
+            raise WorkspaceError(
+                f"cannot read the source ledger {ledger.path}: {exc.strerror or exc}"
+            ) from None
         if raw is not None:
             try:
                 data = json.loads(raw)
@@ -208,15 +210,53 @@ class Ledger:
                     "to rebuild it from the snapshots in sources/ (sources seen only in search results "
                     "are then forgotten)"
                 ) from None
-        if ledger._recover_from_snapshots() and raw is not None:
+        if ledger._recover_from_snapshots():
             ledger.save()
         return ledger
 
     def _recover_from_snapshots(self) -> bool:
-        """Add snapshots the ledger does not list (a crash between the two writes, a lost ledger)."""
-        from actions_snapshot_reader import read_front_matter  # noqa: F401  (replaced below)
-
-        return False
+        """Complete the ledger from snapshot files it does not account for (a crash between the
+        snapshot write and the ledger write, or a ledger lost by hand). True if anything changed."""
+        changed = False
+        try:
+            names = sorted(p.name for p in self.sources_dir.iterdir() if _SNAPSHOT_NAME.match(p.name))
+        except OSError:
+            return False
+        for name in names:
+            match = _SNAPSHOT_NAME.match(name)
+            assert match is not None
+            number = int(match.group(1))
+            source_id = f"S{number}"
+            self._next = max(self._next, number + 1)  # an id seen anywhere is never handed out again
+            record = self._records.get(source_id)
+            if record is not None and record.fetched:
+                continue
+            try:
+                with (self.sources_dir / name).open(encoding="utf-8", errors="replace") as handle:
+                    fields = read_front_matter(handle.read(16_384))
+            except OSError:
+                continue
+            url = fields.get("url")
+            if not url or fields.get("id") != source_id:
+                continue
+            fetched_at = fields.get("fetched_at") or _now()
+            if record is None:
+                record = SourceRecord(
+                    id=source_id,
+                    url=url,
+                    canonical_url=canonical_url(url),
+                    first_seen=fetched_at,
+                    first_seen_via="visit",
+                )
+                self._add(record)
+            record.title = record.title or _clean_title(fields.get("title", ""))
+            record.fetched_at = fetched_at
+            record.final_url = fields.get("final_url") or url
+            record.snapshot = f"{self.sources_dir.name}/{name}"
+            record.content_type = fields.get("content_type")
+            record.sha256 = fields.get("sha256")
+            changed = True
+        return changed
 
     def _add(self, record: SourceRecord) -> None:
         if record.id in self._records:
@@ -323,6 +363,58 @@ class Ledger:
         self.sources_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         self._dirty = False
+
+
+def render_front_matter(fields: dict[str, str | int | bool | None]) -> str:
+    """YAML front matter for a snapshot: one `key: value` line each, strings JSON-quoted (a JSON
+    string is a valid YAML double-quoted scalar, so any title or URL is safe)."""
+    lines = ["---"]
+    for key, value in fields.items():
+        if value is None:
+            lines.append(f"{key}: null")
+        elif isinstance(value, bool):
+            lines.append(f"{key}: {'true' if value else 'false'}")
+        elif isinstance(value, int):
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def read_front_matter(text: str) -> dict[str, str]:
+    """The string fields of front matter written by `render_front_matter` (others are skipped)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}
+    fields: dict[str, str] = {}
+    for line in lines[1:]:
+        if line.strip() == "---":
+            break
+        key, sep, value = line.partition(":")
+        value = value.strip()
+        if not sep or not value:
+            continue
+        if value.startswith('"'):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                continue
+            if isinstance(parsed, str):
+                fields[key.strip()] = parsed
+        elif value != "null":
+            fields[key.strip()] = value
+    return fields
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """(front matter fields, the body after it) of a snapshot."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return {}, text
+    return read_front_matter(text[: end + 5]), text[end + 5 :].lstrip("\n")
 
 
 def _clean_title(title: str) -> str:
