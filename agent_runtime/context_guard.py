@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_runtime.messages import Message, ToolSchema
-from agent_runtime.tokens import TokenEstimator
+from agent_runtime.tokens import TokenEstimator, raw_message_tokens
 from agent_runtime.workspace import Workspace
 from sandbox import atomic_write_text
 
@@ -37,23 +37,32 @@ class Entry:
 
 
 class History:
-    """The message list of one agent, plus what compaction needs to know about it."""
+    """The message list of one agent, plus what compaction needs to know about it. Each message's
+    raw token estimate is computed once, when it is added: the guard checks every step cheaply."""
 
     def __init__(self, base: list[Message]) -> None:
+        self.reset(base)
+
+    def reset(self, base: list[Message]) -> None:
         self.messages: list[Message] = list(base)
         self.base_length = len(base)
         self.entries: list[Entry] = []
+        self.refresh()
 
-    def reset(self, base: list[Message]) -> None:
-        self.messages = list(base)
-        self.base_length = len(base)
-        self.entries = []
+    def refresh(self) -> None:
+        """Recount after messages were changed in place (compaction)."""
+        self._raw = [raw_message_tokens(m) for m in self.messages]
+
+    @property
+    def raw_tokens(self) -> float:
+        return sum(self._raw)
 
     def append(self, message: Message, entry: Entry | None = None) -> None:
         if entry is not None:
             entry.index = len(self.messages)
             self.entries.append(entry)
         self.messages.append(message)
+        self._raw.append(raw_message_tokens(message))
 
 
 class ContextGuard:
@@ -69,9 +78,6 @@ class ContextGuard:
 
     def over_soft(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> bool:
         return self.estimate(messages, tools) > self.soft_tokens
-
-    def over_hard(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> bool:
-        return self.estimate(messages, tools) > self.hard_tokens
 
     # -- step 1: pointers ----------------------------------------------------------------------
     def compact_old_entries(self, history: History, keep_from_step: int) -> int:
@@ -95,6 +101,7 @@ class ContextGuard:
                 removed += len(text) - len(pointer)
             else:
                 removed += self._compact_arguments(message, entry)
+        history.refresh()
         return removed
 
     def _compact_arguments(self, message: Message, entry: Entry) -> int:

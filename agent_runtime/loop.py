@@ -23,6 +23,7 @@ from agent_runtime.model import Model
 from agent_runtime.registry import ActionSet, Observation
 from agent_runtime.replies import ModelReply, ToolCall, ToolMode, observation_message, parse_reply
 from agent_runtime.run import ActionContext
+from agent_runtime.tokens import raw_message_tokens, raw_tools_tokens
 from sandbox import atomic_write_text
 
 LOOP_NUDGE_AT = 3
@@ -62,6 +63,8 @@ class AgentLoop:
         self.spec = spec
         self.ctx = ctx
         self.tools = spec.actions.schemas() if spec.tool_mode == "native" else []
+        self._tools_raw = raw_tools_tokens(self.tools)
+        self._action_names = spec.actions.names()
         settings = ctx.settings
         self.guard = ContextGuard(
             settings.context_window, settings.soft_limit, settings.hard_limit, ctx.estimator, ctx.workspace
@@ -84,8 +87,8 @@ class AgentLoop:
             self.local_steps += 1
             step = ctx.meta.totals.steps + 1 if spec.counts_run_steps else self.local_steps
             ctx.step = step if spec.counts_run_steps else ctx.step
-            request = await self._prepare_request(step)
-            reply = await self._call_model(request, step)
+            request, raw_tokens = await self._prepare_request(step)
+            reply = await self._call_model(request, raw_tokens, step)
             if spec.counts_run_steps:
                 ctx.meta.totals.steps += 1
             outcome = await self._act(reply, step)
@@ -102,34 +105,40 @@ class AgentLoop:
         return None
 
     # -- building the request ------------------------------------------------------------------
-    async def _prepare_request(self, step: int) -> list[Message]:
+    def _raw_request(self, status: Message | None) -> float:
+        """The raw token estimate of history + status + tools, from the cached per-message counts."""
+        return self.history.raw_tokens + self._tools_raw + (raw_message_tokens(status) if status else 0.0)
+
+    async def _prepare_request(self, step: int) -> tuple[list[Message], float]:
         status_parts = [f"[status] {self.ctx.status_line()}"] if self.spec.counts_run_steps else []
         status_parts += self.pending_notes
         self.pending_notes = []
+        status = user("\n".join(status_parts)) if status_parts else None
+        estimator, guard = self.ctx.estimator, self.guard
         if self.spec.compress:
-            messages = self.history.messages + [user("\n".join(status_parts))] if status_parts else self.history.messages
-            if self.guard.over_hard(messages, self.tools):
-                await self._compact(step)
-            elif self.guard.over_soft(messages, self.tools) and self.spec.counts_run_steps:
-                status_parts.append(
-                    self.ctx.prompts.render("nudge_context.j2", percent=self._percent(messages))
-                )
-        messages = self.history.messages + ([user("\n".join(status_parts))] if status_parts else [])
-        if self.guard.over_hard(messages, self.tools) and self.spec.compress:
-            messages = self.guard.fit(messages, self.tools)
-        return messages
+            tokens = estimator.scale(self._raw_request(status))
+            if tokens > guard.hard_tokens:
+                await self._compact(step, tokens)
+                status = user("\n".join([*status_parts, *self.pending_notes])) if status_parts else None
+                self.pending_notes = []
+            elif tokens > guard.soft_tokens and self.spec.counts_run_steps:
+                percent = round(100 * tokens / guard.window)
+                status_parts.append(self.ctx.prompts.render("nudge_context.j2", percent=percent))
+                status = user("\n".join(status_parts))
+        messages = self.history.messages + ([status] if status else [])
+        raw = self._raw_request(status)
+        if self.spec.compress and estimator.scale(raw) > guard.hard_tokens:
+            messages = guard.fit(messages, self.tools)  # the last resort: cut the largest messages
+            raw = estimator.raw(messages, self.tools)
+        return messages, raw
 
-    def _percent(self, messages: list[Message]) -> int:
-        return round(100 * self.guard.estimate(messages, self.tools) / self.guard.window)
-
-    async def _compact(self, step: int) -> None:
-        before = self.guard.estimate(self.history.messages, self.tools)
+    async def _compact(self, step: int, before: int) -> None:
         self.guard.compact_old_entries(self.history, keep_from_step=step - 1)
         how = "pointers"
-        if self.guard.over_soft(self.history.messages, self.tools) and self.spec.counts_run_steps:
+        if self.ctx.estimator.scale(self._raw_request(None)) > self.guard.soft_tokens and self.spec.counts_run_steps:
             await self._summarize_into_dashboard(step)
             how = "summary"
-        after = self.guard.estimate(self.history.messages, self.tools)
+        after = self.ctx.estimator.scale(self._raw_request(None))
         self.ctx.meta.totals.compactions += 1
         self.ctx.events.append(
             "compaction", step=step, agent=self.spec.name, how=how, tokens_before=before, tokens_after=after
@@ -157,7 +166,8 @@ class AgentLoop:
         summary = ""
         try:
             raw = await self.spec.model.complete(request, [])
-            prompt_tokens, completion_tokens = self._account(request, [], raw.prompt_tokens, raw.completion_tokens)
+            raw_tokens = self.ctx.estimator.raw(request, [])
+            prompt_tokens, completion_tokens = self._account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
             summary = parse_reply(raw, "json", ()).text
             self.ctx.events.append(
                 "model_call", step=step, agent="summarizer", model=self.spec.model.name,
@@ -173,12 +183,12 @@ class AgentLoop:
         )
 
     # -- calling the model ---------------------------------------------------------------------
-    async def _call_model(self, request: list[Message], step: int) -> ModelReply:
+    async def _call_model(self, request: list[Message], raw_tokens: float, step: int) -> ModelReply:
         started = time.monotonic()
-        estimate = self.guard.estimate(request, self.tools)
+        estimate = self.ctx.estimator.scale(raw_tokens)
         raw = await self.spec.model.complete(request, self.tools)
-        reply = parse_reply(raw, self.spec.tool_mode, self.spec.actions.names())
-        prompt_tokens, completion_tokens = self._account(request, self.tools, raw.prompt_tokens, raw.completion_tokens)
+        reply = parse_reply(raw, self.spec.tool_mode, self._action_names)
+        prompt_tokens, completion_tokens = self._account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
         if reply.problems and set(reply.problems) - {"think_block"}:
             self.ctx.meta.totals.invalid_replies += 1
         self.ctx.events.append(
@@ -195,10 +205,10 @@ class AgentLoop:
         )
         return reply
 
-    def _account(self, request: list[Message], tools: list[dict[str, object]], prompt: int | None, completion: int | None) -> tuple[int, int]:
+    def _account(self, raw_tokens: float, prompt: int | None, completion: int | None) -> tuple[int, int]:
         if prompt:
-            self.ctx.estimator.observe(request, tools, prompt)
-        prompt = prompt if prompt is not None else self.ctx.estimator.request(request, tools)
+            self.ctx.estimator.observe(raw_tokens, prompt)
+        prompt = prompt if prompt is not None else self.ctx.estimator.scale(raw_tokens)
         completion = completion if completion is not None else 0
         self.ctx.record_usage(prompt, completion)
         return prompt, completion

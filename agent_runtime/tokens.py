@@ -22,13 +22,16 @@ def raw_text_tokens(text: str) -> float:
     return ascii_count / ASCII_CHARS_PER_TOKEN + (len(text) - ascii_count)
 
 
+def raw_message_tokens(message: Message) -> float:
+    return MESSAGE_OVERHEAD_TOKENS + raw_text_tokens(json.dumps(message, ensure_ascii=False))
+
+
+def raw_tools_tokens(tools: Sequence[ToolSchema]) -> float:
+    return raw_text_tokens(json.dumps(list(tools), ensure_ascii=False)) if tools else 0.0
+
+
 def raw_request_tokens(messages: Sequence[Message], tools: Sequence[ToolSchema] = ()) -> float:
-    total = 0.0
-    for message in messages:
-        total += MESSAGE_OVERHEAD_TOKENS + raw_text_tokens(json.dumps(message, ensure_ascii=False))
-    if tools:
-        total += raw_text_tokens(json.dumps(list(tools), ensure_ascii=False))
-    return total
+    return sum(raw_message_tokens(m) for m in messages) + raw_tools_tokens(tools)
 
 
 class TokenEstimator:
@@ -40,11 +43,18 @@ class TokenEstimator:
         return int(raw_text_tokens(text) * self.factor) + 1
 
     def request(self, messages: Sequence[Message], tools: Sequence[ToolSchema] = ()) -> int:
-        return int(raw_request_tokens(messages, tools) * self.factor) + 1
+        return self.scale(raw_request_tokens(messages, tools))
 
-    def observe(self, messages: Sequence[Message], tools: Sequence[ToolSchema], prompt_tokens: int) -> None:
-        """Learn from a reply's usage: the factor follows the largest recent ratio, slowly forgetting."""
-        raw = raw_request_tokens(messages, tools)
+    def raw(self, messages: Sequence[Message], tools: Sequence[ToolSchema] = ()) -> float:
+        return raw_request_tokens(messages, tools)
+
+    def scale(self, raw: float) -> int:
+        """A raw (uncalibrated) estimate in calibrated tokens."""
+        return int(raw * self.factor) + 1
+
+    def observe(self, raw: float, prompt_tokens: int) -> None:
+        """Learn from a reply's usage (`raw` is the request's raw estimate): the factor follows the
+        largest recent ratio, slowly forgetting."""
         if raw <= 0 or prompt_tokens <= 0:
             return
         ratio = prompt_tokens / raw
