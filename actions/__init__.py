@@ -1,13 +1,22 @@
 """The actions: the main agent's, and those of the micro agents it delegates to."""
 
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
+from actions.file_operation import file_operation
 from actions.finish import all_finished
+from actions.web import visit_url, web_search
 from agent_runtime.registry import Action
 
 
 def main_actions() -> list[Action]:
     """The main agent's action set, in the fixed order of its tool list."""
-    return [update_overall_dashboard, update_current_dashboard, all_finished]
+    return [
+        file_operation,
+        web_search,
+        visit_url,
+        update_overall_dashboard,
+        update_current_dashboard,
+        all_finished,
+    ]
 
 
 __all__ = ["main_actions"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import sys
 from collections.abc import Sequence
@@ -113,10 +114,8 @@ async def _run(researcher: Researcher) -> RunResult:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     if task is not None:
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on every platform
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        except (NotImplementedError, RuntimeError):
-            pass
     return await researcher.run()
 
 

@@ -155,9 +155,7 @@ def load_settings(
         if env_price is not None:
             settings.prices = {**settings.prices, settings.model: Price(**env_price)}
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid setting: {problems}") from None
     if settings.hard_limit <= settings.soft_limit:
         raise ConfigError("hard_limit must be larger than soft_limit")

@@ -66,7 +66,9 @@ class History:
 
 
 class ContextGuard:
-    def __init__(self, window: int, soft: float, hard: float, estimator: TokenEstimator, workspace: Workspace) -> None:
+    def __init__(
+        self, window: int, soft: float, hard: float, estimator: TokenEstimator, workspace: Workspace
+    ) -> None:
         self.window = window
         self.soft_tokens = int(window * soft)
         self.hard_tokens = int(window * hard)
@@ -97,7 +99,9 @@ class ContextGuard:
                     f"{POINTER_PREFIX} the {entry.action} observation of step {entry.step} ({len(text):,} "
                     f"characters) was removed to save context; full text: {path}]"
                 )
-                message["content"] = pointer if message["role"] == "tool" else f"Observation from {entry.action}:\n{pointer}"
+                message["content"] = (
+                    pointer if message["role"] == "tool" else f"Observation from {entry.action}:\n{pointer}"
+                )
                 removed += len(text) - len(pointer)
             else:
                 removed += self._compact_arguments(message, entry)
@@ -116,7 +120,9 @@ class ContextGuard:
         content = message.get("content")
         if message.get("role") == "assistant" and isinstance(content, str) and len(content) > 1200:
             path = self._save(entry, content)
-            message["content"] = f"{POINTER_PREFIX} a reply of {len(content):,} characters; full text: {path}]"
+            message["content"] = (
+                f"{POINTER_PREFIX} a reply of {len(content):,} characters; full text: {path}]"
+            )
             removed += len(content) - len(message["content"])
         return removed
 
@@ -137,7 +143,9 @@ class ContextGuard:
                 return fitted
             index = max(
                 range(len(fitted)),
-                key=lambda i: len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1,
+                key=lambda i: (
+                    len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1
+                ),
             )
             text = str(fitted[index].get("content") or "")
             keep = max(0, len(text) - int(excess * 4.5) - 400)  # chars; generous so it converges fast

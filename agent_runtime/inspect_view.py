@@ -55,7 +55,9 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
     out: list[str] = [f"# {state['title']}", f"workspace: {state['workspace']}"]
     if state.get("purpose"):
         out.append(f"purpose:   {state['purpose']}")
-    out.append(f"status:    {state['status']}" + (f" ({state['stop_reason']})" if state.get("stop_reason") else ""))
+    out.append(
+        f"status:    {state['status']}" + (f" ({state['stop_reason']})" if state.get("stop_reason") else "")
+    )
     totals = state.get("totals")
     if totals:
         out.append(

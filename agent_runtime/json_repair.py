@@ -10,7 +10,7 @@ from typing import Any
 
 _FENCE = re.compile(r"```(?:json|JSON|javascript|python)?\s*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_BARE_KEY = re.compile(r'([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)')
+_BARE_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)")
 
 
 def balanced_objects(text: str) -> list[str]:
@@ -66,7 +66,9 @@ def _repair(text: str) -> Any:
         except ValueError:
             pass
     # Single quotes, True/False/None: Python's literal syntax is a superset worth trying.
-    pythonish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", attempts[-1])))
+    pythonish = re.sub(
+        r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", attempts[-1]))
+    )
     try:
         value = ast.literal_eval(pythonish)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

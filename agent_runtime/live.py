@@ -27,12 +27,20 @@ class LiveView:
                 self.step = int(event.get("step") or self.step)
             self.action = "thinking"
         elif kind == "action":
-            self.action = str(event["action"]) if event.get("agent") == "main" else f"{event['agent']}:{event['action']}"
+            self.action = (
+                str(event["action"])
+                if event.get("agent") == "main"
+                else f"{event['agent']}:{event['action']}"
+            )
             if not self.tty:
                 error = f" — error: {event['error'][:120]}" if event.get("error") else ""
-                self._line(f"step {event.get('step')} {self.action} ({event.get('observation_chars')} chars){error}")
+                self._line(
+                    f"step {event.get('step')} {self.action} ({event.get('observation_chars')} chars){error}"
+                )
         elif kind == "compaction" and not self.tty:
-            self._line(f"step {event.get('step')} context compacted ({event.get('tokens_before')} → {event.get('tokens_after')} tokens)")
+            self._line(
+                f"step {event.get('step')} context compacted ({event.get('tokens_before')} → {event.get('tokens_after')} tokens)"
+            )
         elif kind == "run_ended":
             if self.tty:
                 self.stream.write("\r\x1b[K")

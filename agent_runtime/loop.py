@@ -55,7 +55,9 @@ def _arguments_digest(call: ToolCall) -> str:
 
 def _short_arguments(call: ToolCall) -> dict[str, object]:
     """Arguments for the event log: long strings cut, so the log stays small."""
-    return {k: (v[:300] + "…" if isinstance(v, str) and len(v) > 300 else v) for k, v in call.arguments.items()}
+    return {
+        k: (v[:300] + "…" if isinstance(v, str) and len(v) > 300 else v) for k, v in call.arguments.items()
+    }
 
 
 class AgentLoop:
@@ -135,7 +137,10 @@ class AgentLoop:
     async def _compact(self, step: int, before: int) -> None:
         self.guard.compact_old_entries(self.history, keep_from_step=step - 1)
         how = "pointers"
-        if self.ctx.estimator.scale(self._raw_request(None)) > self.guard.soft_tokens and self.spec.counts_run_steps:
+        if (
+            self.ctx.estimator.scale(self._raw_request(None)) > self.guard.soft_tokens
+            and self.spec.counts_run_steps
+        ):
             await self._summarize_into_dashboard(step)
             how = "summary"
         after = self.ctx.estimator.scale(self._raw_request(None))
@@ -149,7 +154,10 @@ class AgentLoop:
         workspace, prompts = self.ctx.workspace, self.ctx.prompts
         transcript = "\n\n".join(
             f"### {m['role']}\n{m.get('content') or ''}"
-            + "".join(f"\n→ {c['function']['name']}({c['function']['arguments']})" for c in m.get("tool_calls") or [])
+            + "".join(
+                f"\n→ {c['function']['name']}({c['function']['arguments']})"
+                for c in m.get("tool_calls") or []
+            )
             for m in self.history.messages[self.history.base_length :]
         )
         request = [
@@ -167,7 +175,9 @@ class AgentLoop:
         try:
             raw = await self.spec.model.complete(request, [])
             raw_tokens = self.ctx.estimator.raw(request, [])
-            prompt_tokens, completion_tokens = self._account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
+            prompt_tokens, completion_tokens = self._account(
+                raw_tokens, raw.prompt_tokens, raw.completion_tokens
+            )
             summary = parse_reply(raw, "json", ()).text
             self.ctx.events.append(
                 "model_call", step=step, agent="summarizer", model=self.spec.model.name,
@@ -218,9 +228,16 @@ class AgentLoop:
         spec = self.spec
         self.history.append(reply.assistant_message, Entry(0, step, spec.name, "reply", "arguments"))
         if not reply.calls:
-            self.history.append(user(self.ctx.prompts.render(
-                "nudge_no_action.j2", empty=not reply.text, actions=spec.actions.names(), mode=spec.tool_mode
-            )))
+            self.history.append(
+                user(
+                    self.ctx.prompts.render(
+                        "nudge_no_action.j2",
+                        empty=not reply.text,
+                        actions=spec.actions.names(),
+                        mode=spec.tool_mode,
+                    )
+                )
+            )
             return None
         reset_base: list[Message] | None = None
         after_reset: list[str] = []
@@ -235,7 +252,8 @@ class AgentLoop:
             if reset_base is not None:
                 after_reset.append(f"Observation from {call.name}:\n{text}")
             self.history.append(
-                observation_message(call, text, spec.tool_mode), Entry(0, step, spec.name, call.name, "observation")
+                observation_message(call, text, spec.tool_mode),
+                Entry(0, step, spec.name, call.name, "observation"),
             )
             loop = self._check_repeats(call, text)
             if loop is not None:

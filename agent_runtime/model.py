@@ -38,7 +38,7 @@ def backoff_delay(attempt: int, base: float = 1.0, retry_after: float | None = N
     """Exponential backoff with full jitter; a server's Retry-After wins when it is reasonable."""
     if retry_after is not None and 0 <= retry_after <= MAX_BACKOFF_SECONDS * 2:
         return retry_after
-    return random.uniform(0.5, 1.0) * min(MAX_BACKOFF_SECONDS, base * 2**attempt)
+    return random.uniform(0.5, 1.0) * min(MAX_BACKOFF_SECONDS, base * 2.0**attempt)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:

@@ -127,7 +127,9 @@ class Action:
             location = ".".join(str(part) for part in err["loc"]) or "arguments"
             problems.append(f"- {location}: {err['msg']}")
         return (
-            f"Error: invalid arguments for {self.name}:\n" + "\n".join(problems) + f"\nExpected: {self.signature_text()}. "
+            f"Error: invalid arguments for {self.name}:\n"
+            + "\n".join(problems)
+            + f"\nExpected: {self.signature_text()}. "
             "Call it again with corrected arguments."
         )
 
@@ -149,7 +151,7 @@ def action(function: ActionFunction | None = None, *, name: str | None = None) -
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[pname] = (annotation, PydanticField(default, description=param_docs.get(pname)))
-        params = create_model(  # type: ignore[call-overload]
+        params = create_model(
             f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
         )
         return Action(name or fn.__name__, description, params, fn, takes_context)

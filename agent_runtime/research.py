@@ -1,7 +1,7 @@
 """A research run from start to stop: workspace, metadata, the main agent's loop, and resume.
 
-    result = await research("Solid-state batteries in 2026", purpose="an investment memo", workspace="ssb")
-    result = await resume("ssb", max_steps=400)
+result = await research("Solid-state batteries in 2026", purpose="an investment memo", workspace="ssb")
+result = await resume("ssb", max_steps=400)
 """
 
 from __future__ import annotations
@@ -127,7 +127,9 @@ class Researcher:
         extra_actions: Iterable[Action] = (),
     ) -> Researcher:
         if not title.strip():
-            raise ConfigError("the research title is empty; give a title, e.g. \"Solid-state batteries in 2026\"")
+            raise ConfigError(
+                'the research title is empty; give a title, e.g. "Solid-state batteries in 2026"'
+            )
         space = Workspace(Path(workspace) if workspace else default_workspace(title))
         if space.exists():
             raise WorkspaceError(
@@ -224,12 +226,18 @@ class Researcher:
 
     def _result(self, code: int) -> RunResult:
         m = self.meta
-        return RunResult(m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals)
+        return RunResult(
+            m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals
+        )
 
 
 def resume_note(workspace: Workspace, meta: RunMeta, last: int = 5) -> str:
-    """"Resumed after …; the last actions were …", built from the event log."""
-    actions = [e for e in read_events(workspace.events_file) if e.get("event") == "action" and e.get("agent") == "main"]
+    """ "Resumed after …; the last actions were …", built from the event log."""
+    actions = [
+        e
+        for e in read_events(workspace.events_file)
+        if e.get("event") == "action" and e.get("agent") == "main"
+    ]
     lines = []
     for event in actions[-last:]:
         args = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in (event.get("arguments") or {}).items())
@@ -249,7 +257,9 @@ async def research(
 ) -> RunResult:
     """Run a research to its end (or to a budget) and return the outcome; settings as in the CLI."""
     resolved = load_settings(settings)
-    return await Researcher.start(title, purpose=purpose, workspace=workspace, settings=resolved, model=model).run()
+    return await Researcher.start(
+        title, purpose=purpose, workspace=workspace, settings=resolved, model=model
+    ).run()
 
 
 async def resume(workspace: str | Path, *, model: Model | None = None, **overrides: Any) -> RunResult:

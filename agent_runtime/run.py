@@ -80,7 +80,9 @@ class ActionContext:
         parts.append(f"tokens {t.total_tokens:,}" + (f" of {s.max_tokens:,}" if s.max_tokens else ""))
         if s.max_cost is not None or t.cost:
             parts.append(f"cost ${t.cost:.4f}" + (f" of ${s.max_cost:.2f}" if s.max_cost is not None else ""))
-        parts.append(f"elapsed {_duration(self.elapsed())}" + (f" of {_duration(s.max_time)}" if s.max_time else ""))
+        parts.append(
+            f"elapsed {_duration(self.elapsed())}" + (f" of {_duration(s.max_time)}" if s.max_time else "")
+        )
         return " · ".join(parts)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import inspect
 import json
@@ -61,7 +62,11 @@ def call(name: str, /, **arguments: Any) -> dict[str, Any]:
 
 def raw_call(name: str, arguments: str) -> dict[str, Any]:
     """A tool call whose arguments text is sent as is (to test malformed JSON)."""
-    return {"id": "call_" + uuid.uuid4().hex[:10], "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {
+        "id": "call_" + uuid.uuid4().hex[:10],
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
 
 
 def reply(*calls: dict[str, Any], content: str | None = None) -> Reply:
@@ -70,7 +75,9 @@ def reply(*calls: dict[str, Any], content: str | None = None) -> Reply:
 
 def count_tokens(messages: Sequence[Message], tools: Sequence[ToolSchema] = ()) -> int:
     """The double's own token count: four characters of the request's JSON a token."""
-    return (len(json.dumps(list(messages), ensure_ascii=False)) + len(json.dumps(list(tools), ensure_ascii=False))) // 4
+    return (
+        len(json.dumps(list(messages), ensure_ascii=False)) + len(json.dumps(list(tools), ensure_ascii=False))
+    ) // 4
 
 
 async def _answer(script: Script, messages: list[Message], tools: list[ToolSchema]) -> Reply | Fault:
@@ -98,8 +105,12 @@ class ScriptedModel:
             raise RuntimeError("ScriptedModel cannot send HTTP faults; use ScriptedEndpoint")
         return RawReply(
             content=answer.content,
-            tool_calls=[(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in answer.tool_calls],
-            prompt_tokens=answer.prompt_tokens if answer.prompt_tokens is not None else count_tokens(messages_copy, tools_copy),
+            tool_calls=[
+                (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in answer.tool_calls
+            ],
+            prompt_tokens=answer.prompt_tokens
+            if answer.prompt_tokens is not None
+            else count_tokens(messages_copy, tools_copy),
             completion_tokens=answer.completion_tokens if answer.completion_tokens is not None else 20,
         )
 
@@ -116,7 +127,9 @@ class ScriptedEndpoint:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-endpoint", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="scripted-endpoint", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -143,7 +156,9 @@ class ScriptedEndpoint:
             headers = {"Retry-After": str(result.retry_after)} if result.retry_after is not None else {}
             error = {"error": {"message": result.message, "type": "scripted_fault", "code": result.status}}
             return result.status, error, headers, result.hang
-        prompt_tokens = result.prompt_tokens if result.prompt_tokens is not None else count_tokens(messages, tools)
+        prompt_tokens = (
+            result.prompt_tokens if result.prompt_tokens is not None else count_tokens(messages, tools)
+        )
         completion_tokens = result.completion_tokens if result.completion_tokens is not None else 20
         message: dict[str, Any] = {"role": "assistant", "content": result.content}
         if result.tool_calls:
@@ -154,7 +169,11 @@ class ScriptedEndpoint:
             "created": int(time.time()),
             "model": body.get("model", self.model),
             "choices": [
-                {"index": 0, "message": message, "finish_reason": "tool_calls" if result.tool_calls else "stop"}
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if result.tool_calls else "stop",
+                }
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens,
@@ -201,21 +220,24 @@ def _handler_for(endpoint: ScriptedEndpoint) -> type[BaseHTTPRequestHandler]:
             try:
                 status, payload, headers, hang = endpoint.answer(body)
             except Exception as exc:  # a broken script shows up as a 500 the test can see
-                status, payload, headers, hang = 500, {"error": {"message": f"script failed: {exc!r}"}}, {}, 0.0
+                status, payload, headers, hang = (
+                    500,
+                    {"error": {"message": f"script failed: {exc!r}"}},
+                    {},
+                    0.0,
+                )
             if hang:
                 time.sleep(min(hang, 30.0))  # bounded: the server always stops by itself
-            try:
-                self._send(status, payload, headers)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up waiting, as a timing-out client does
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self._send(status, payload, headers)  # the client may have given up waiting
 
     return Handler
 
 
 def _load_script(spec: str) -> Script:
     module_name, _, attribute = spec.partition(":")
-    script = getattr(importlib.import_module(module_name), attribute)
-    return script() if inspect.isclass(script) else script  # type: ignore[no-any-return]
+    script: Script = getattr(importlib.import_module(module_name), attribute)
+    return script
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -76,7 +76,9 @@ class Workspace:
             self.root.mkdir(parents=True, exist_ok=True)
             for folder in (NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"):
                 (self.root / folder).mkdir(exist_ok=True)
-            env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+            env = Environment(
+                undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, autoescape=False
+            )
             template_root = resources.files("workspace_template")
             for name in DASHBOARDS:
                 target = self.root / name

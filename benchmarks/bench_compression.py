@@ -25,10 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent_runtime.config import load_settings  # noqa: E402
-from agent_runtime.registry import action  # noqa: E402
-from agent_runtime.research import Researcher  # noqa: E402
-from agent_runtime.testing import Reply, ScriptedModel, call, count_tokens, reply  # noqa: E402
+from agent_runtime.config import load_settings
+from agent_runtime.registry import action
+from agent_runtime.research import Researcher
+from agent_runtime.testing import Reply, ScriptedModel, call, count_tokens, reply
 
 PAGE = ("Solid-state electrolytes promise higher energy density and safety. " * 120)[:8000]
 
@@ -90,11 +90,17 @@ async def one_run(steps: int, compression: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "ws"
         settings = load_settings(
-            {"compression": compression, "max_steps": steps + 5, "context_window": 64_000 if compression else 10_000_000},
+            {
+                "compression": compression,
+                "max_steps": steps + 5,
+                "context_window": 64_000 if compression else 10_000_000,
+            },
             env={},
         )
         model = TimedModel(script_for(workspace, steps))
-        researcher = Researcher.start("Benchmark", workspace=workspace, settings=settings, model=model, extra_actions=[read_page])
+        researcher = Researcher.start(
+            "Benchmark", workspace=workspace, settings=settings, model=model, extra_actions=[read_page]
+        )
         result = await researcher.run()
         assert result.status == "finished", result.reason
         sizes = [count_tokens(messages, tools) for messages, tools in model.requests]

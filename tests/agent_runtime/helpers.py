@@ -39,7 +39,9 @@ async def start_run(
     return await researcher.run(), model
 
 
-async def resume_run(tmp_path: Path, script: Script, *, extra: list[Action] | None = None, **flags: Any) -> tuple[RunResult, ScriptedModel]:
+async def resume_run(
+    tmp_path: Path, script: Script, *, extra: list[Action] | None = None, **flags: Any
+) -> tuple[RunResult, ScriptedModel]:
     model = ScriptedModel(script)
     researcher = Researcher.resume(tmp_path / "ws", flags=flags, model=model, extra_actions=extra or [])
     return await researcher.run(), model

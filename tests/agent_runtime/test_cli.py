@@ -22,10 +22,17 @@ def research_script(workspace: Path) -> Script:
         seen = json.dumps(messages)
         if "phase: writing" in seen:
             (workspace / "draft.md").write_text("# Report\n\nSolid-state cells are near [S1].\n")
-            return reply(call("all_finished", result="Solid-state batteries: a summary.", report_path="draft.md"))
+            return reply(
+                call("all_finished", result="Solid-state batteries: a summary.", report_path="draft.md")
+            )
         if "Q1: cost per kWh" in seen:
             return reply(call("update_current_dashboard", content="# Current\n\nphase: writing\n"))
-        return reply(call("update_overall_dashboard", content="# Solid-state\n\n## Research questions\n- Q1: cost per kWh\n"))
+        return reply(
+            call(
+                "update_overall_dashboard",
+                content="# Solid-state\n\n## Research questions\n- Q1: cost per kWh\n",
+            )
+        )
 
     return script
 
@@ -44,11 +51,16 @@ def with_fault_at(script: Script, index: int, fault: Reply | Fault) -> Script:
 def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
     server = endpoint(research_script(ws))
-    result = run_cli(["run", "Solid-state batteries in 2026", "--purpose", "an investment memo", "--workspace", str(ws)], cli_env(server.url))
+    result = run_cli(
+        ["run", "Solid-state batteries in 2026", "--purpose", "an investment memo", "--workspace", str(ws)],
+        cli_env(server.url),
+    )
     assert result.code == 0, result.stderr
     assert "Finished: draft.md" in result.stdout and "Solid-state batteries: a summary." in result.stdout
 
-    assert (ws / "overall_dashboard.md").read_text() == "# Solid-state\n\n## Research questions\n- Q1: cost per kWh\n"
+    assert (
+        ws / "overall_dashboard.md"
+    ).read_text() == "# Solid-state\n\n## Research questions\n- Q1: cost per kWh\n"
     assert (ws / "current_dashboard.md").read_text() == "# Current\n\nphase: writing\n"
     assert (ws / "Notebook").is_dir() and (ws / "sources").is_dir()
     meta = json.loads((ws / ".runtime" / "run.json").read_text())
@@ -61,7 +73,11 @@ def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], Scrip
     kinds = [e["event"] for e in events]
     assert kinds == ["run_started"] + ["model_call", "action"] * 3 + ["run_ended"]
     actions = [e for e in events if e["event"] == "action"]
-    assert [a["action"] for a in actions] == ["update_overall_dashboard", "update_current_dashboard", "all_finished"]
+    assert [a["action"] for a in actions] == [
+        "update_overall_dashboard",
+        "update_current_dashboard",
+        "all_finished",
+    ]
     for event in actions:
         assert {"time", "step", "agent", "arguments", "observation_chars", "duration", "error"} <= set(event)
     assert all(e["prompt_tokens"] > 0 for e in events if e["event"] == "model_call")
@@ -72,7 +88,13 @@ def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], Scrip
 
     shown = run_cli(["inspect", str(ws)], cli_env())
     assert shown.code == 0
-    for expected in ("Solid-state batteries in 2026", "status:    finished", "Q1: cost per kWh", "phase: writing", "all_finished"):
+    for expected in (
+        "Solid-state batteries in 2026",
+        "status:    finished",
+        "Q1: cost per kWh",
+        "phase: writing",
+        "all_finished",
+    ):
         assert expected in shown.stdout
     as_json = json.loads(run_cli(["inspect", str(ws), "--json"], cli_env()).stdout)
     assert as_json["status"] == "finished" and as_json["totals"]["steps"] == 3 and as_json["last_events"]
@@ -83,8 +105,12 @@ FAULTS = {
     "500": Fault(500),
     "503": Fault(503),
     "hang_past_the_deadline": Fault(200, hang=6.0),
-    "malformed_argument_json": reply(raw_call("update_overall_dashboard", '{"content": "# x\\n- Q1: cost per kWh')),
-    "tool_call_as_text": Reply(content='{"name": "update_overall_dashboard", "arguments": {"content": "# T\\n- Q1: cost per kWh"}}'),
+    "malformed_argument_json": reply(
+        raw_call("update_overall_dashboard", '{"content": "# x\\n- Q1: cost per kWh')
+    ),
+    "tool_call_as_text": Reply(
+        content='{"name": "update_overall_dashboard", "arguments": {"content": "# T\\n- Q1: cost per kWh"}}'
+    ),
     "empty_reply": Reply(content="   "),
     "think_block": Reply(
         content="<think>The user wants a blueprint.</think>",
@@ -94,7 +120,9 @@ FAULTS = {
 
 
 @pytest.mark.parametrize("name", list(FAULTS))
-def test_each_fault_is_survived_and_the_run_finishes(name: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_each_fault_is_survived_and_the_run_finishes(
+    name: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     ws = tmp_path / "ws"
     server = endpoint(with_fault_at(research_script(ws), 0, FAULTS[name]))
     env = cli_env(server.url, DEEP_RESEARCHER_REQUEST_TIMEOUT="2")
@@ -123,16 +151,26 @@ def test_no_api_key_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
-    result = run_cli(["run", "T", "--workspace", str(tmp_path / "ws"), "--base-url", "http://127.0.0.1:9/v1"], cli_env())
+    result = run_cli(
+        ["run", "T", "--workspace", str(tmp_path / "ws"), "--base-url", "http://127.0.0.1:9/v1"], cli_env()
+    )
     assert result.code == 1
     assert "cannot reach the model endpoint" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_endpoint_refusing_the_model_is_a_clear_error(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_endpoint_refusing_the_model_is_a_clear_error(
+    tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     server = endpoint(lambda messages, tools: Fault(404, message="model 'nope' not found"))
-    result = run_cli(["run", "T", "--workspace", str(tmp_path / "ws"), "--model", "nope"], cli_env(server.url))
+    result = run_cli(
+        ["run", "T", "--workspace", str(tmp_path / "ws"), "--model", "nope"], cli_env(server.url)
+    )
     assert result.code == 1
-    assert "HTTP 404" in result.stderr and "check the model name" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        "HTTP 404" in result.stderr
+        and "check the model name" in result.stderr
+        and "Traceback" not in result.stderr
+    )
     assert json.loads((tmp_path / "ws" / ".runtime" / "run.json").read_text())["status"] == "error"
 
 
@@ -151,11 +189,16 @@ def test_usage_errors_exit_2(args: list[str], message: str) -> None:
 
 
 def test_invalid_setting_values_are_clear_errors(tmp_path: Path) -> None:
-    result = run_cli(["run", "T", "--workspace", str(tmp_path / "ws"), "--max-steps", "0"], cli_env("http://127.0.0.1:9/v1"))
+    result = run_cli(
+        ["run", "T", "--workspace", str(tmp_path / "ws"), "--max-steps", "0"],
+        cli_env("http://127.0.0.1:9/v1"),
+    )
     assert result.code == 1 and "max_steps" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_a_workspace_holding_a_run_is_not_overwritten(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_a_workspace_holding_a_run_is_not_overwritten(
+    tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     ws = tmp_path / "ws"
     server = endpoint(research_script(ws))
     assert run_cli(["run", "First", "--workspace", str(ws), "-q"], cli_env(server.url)).code == 0
@@ -180,10 +223,14 @@ def test_json_tool_mode_end_to_end(tmp_path: Path, endpoint: Callable[[Any], Scr
         answer = native(messages, tools)
         assert isinstance(answer, Reply)
         function = answer.tool_calls[0]["function"]
-        return Reply(content=f'```json\n{{"action": "{function["name"]}", "arguments": {function["arguments"]}}}\n```')
+        return Reply(
+            content=f'```json\n{{"action": "{function["name"]}", "arguments": {function["arguments"]}}}\n```'
+        )
 
     server = endpoint(as_json_text)
-    result = run_cli(["run", "JSON mode", "--workspace", str(ws), "--tool-mode", "json", "-q"], cli_env(server.url))
+    result = run_cli(
+        ["run", "JSON mode", "--workspace", str(ws), "--tool-mode", "json", "-q"], cli_env(server.url)
+    )
     assert result.code == 0, result.stderr
     system = server.requests[0]["messages"][0]["content"]
     assert '{"action": "<action name>"' in system and "update_current_dashboard(content)" in system

@@ -24,7 +24,11 @@ def step_counter(workspace: Path) -> int:
 def researcher(tmp_path: Path, url: str, **overrides: Any) -> Researcher:
     resolved = settings(base_url=url, api_key="k", **overrides)
     return Researcher.start(
-        "Compression", workspace=tmp_path / "ws", settings=resolved, model=build_model(resolved), extra_actions=[read_fixture]
+        "Compression",
+        workspace=tmp_path / "ws",
+        settings=resolved,
+        model=build_model(resolved),
+        extra_actions=[read_fixture],
     )
 
 
@@ -36,7 +40,11 @@ async def test_dashboard_updates_bring_the_prompt_back_to_its_base(tmp_path: Pat
         if step > 60:
             return finish_with_report(ws)
         if step % 10 == 0:
-            return reply(call("update_current_dashboard", content=f"# Current\n\nFindings after step {step}: [S1] etc."))
+            return reply(
+                call(
+                    "update_current_dashboard", content=f"# Current\n\nFindings after step {step}: [S1] etc."
+                )
+            )
         return reply(call("read_fixture", part=step))
 
     server: ScriptedEndpoint = endpoint(script)
@@ -63,7 +71,9 @@ async def test_without_dashboard_updates_the_guard_keeps_every_request_under_a_s
 
     def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
         if is_summary_request(messages):
-            return Reply(content="# Current dashboard\n\n## Findings so far\nRead parts so far; nothing else [S1].\n")
+            return Reply(
+                content="# Current dashboard\n\n## Findings so far\nRead parts so far; nothing else [S1].\n"
+            )
         step = step_counter(ws)
         if step > 30:
             return finish_with_report(ws)
@@ -79,11 +89,18 @@ async def test_without_dashboard_updates_the_guard_keeps_every_request_under_a_s
     assert compactions, "a small window must make the runtime compact"
     assert all(e["tokens_after"] < e["tokens_before"] for e in compactions)
     # compacted observations point to files that hold their full text
-    pointers = [m["content"] for body in server.requests for m in body["messages"] if "[compacted:" in str(m.get("content"))]
+    pointers = [
+        m["content"]
+        for body in server.requests
+        for m in body["messages"]
+        if "[compacted:" in str(m.get("content"))
+    ]
     assert pointers
     saved = list((ws / ".runtime" / "observations").iterdir())
     assert saved and any("part " in p.read_text() for p in saved)
-    assert "Read parts so far" in (ws / "current_dashboard.md").read_text()  # the summary went into the dashboard
+    assert (
+        "Read parts so far" in (ws / "current_dashboard.md").read_text()
+    )  # the summary went into the dashboard
 
 
 async def test_the_context_nudge_appears_past_the_soft_limit(tmp_path: Path, endpoint: Any) -> None:
@@ -99,6 +116,10 @@ async def test_the_context_nudge_appears_past_the_soft_limit(tmp_path: Path, end
     server: ScriptedEndpoint = endpoint(script)
     result = await researcher(tmp_path, server.url, context_window=20_000).run()
     assert result.status == "finished"
-    nudged = next(i for i, b in enumerate(server.requests) if "Update the current dashboard now" in str(b["messages"][-1]))
+    nudged = next(
+        i
+        for i, b in enumerate(server.requests)
+        if "Update the current dashboard now" in str(b["messages"][-1])
+    )
     assert count_tokens(server.requests[nudged]["messages"], server.requests[nudged]["tools"]) > 0.55 * 20_000
     assert not any(e["event"] == "compaction" for e in events(ws))

@@ -50,7 +50,9 @@ def test_api_key_is_never_stored() -> None:
         ({"tool_mode": "xml"}, {}, "tool_mode"),
     ],
 )
-def test_invalid_settings_are_clear_errors(flags: dict[str, object], env: dict[str, str], message: str) -> None:
+def test_invalid_settings_are_clear_errors(
+    flags: dict[str, object], env: dict[str, str], message: str
+) -> None:
     with pytest.raises(ConfigError, match=message):
         load_settings(flags, env=env)
 

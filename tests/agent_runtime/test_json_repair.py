@@ -12,7 +12,10 @@ from agent_runtime.json_repair import balanced_objects, loads_lenient
         ('{"a": }', None),  # broken beyond repair is refused, not guessed
         ('{"a": 1,}', {"a": 1}),
         ('{a: 1, b: "x"}', {"a": 1, "b": "x"}),
-        ("{'query': 'solid state', 'flag': True, 'none': None}", {"query": "solid state", "flag": True, "none": None}),
+        (
+            "{'query': 'solid state', 'flag': True, 'none': None}",
+            {"query": "solid state", "flag": True, "none": None},
+        ),
         ('{"query": "x", "n": 3', {"query": "x", "n": 3}),  # missing closing brace
         ('{"text": "a } inside a string"}', {"text": "a } inside a string"}),
     ],

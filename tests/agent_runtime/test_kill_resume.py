@@ -30,7 +30,11 @@ def versioned(kind: str, n: int) -> str:
 def assert_whole(path: Path) -> int:
     """The file is one complete version (never a torn mix): returns its version number."""
     text = path.read_bytes().decode("utf-8")  # must decode: no half-written multibyte tail
-    if text.startswith("# Current dashboard") or text.startswith("# Solid") or "v" not in text.split("\n", 1)[0]:
+    if (
+        text.startswith("# Current dashboard")
+        or text.startswith("# Solid")
+        or "v" not in text.split("\n", 1)[0]
+    ):
         return 0  # the template version
     head = re.match(r"# \w+ v(\d+)\n", text)
     assert head, text[:80]
@@ -86,7 +90,9 @@ def resume_to_the_end(ws: Path, url: str) -> None:
 
 
 @pytest.mark.parametrize("moment", ["before_first_dashboard_write", "after_a_dashboard_write"])
-def test_kill_while_waiting_on_the_model(moment: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_kill_while_waiting_on_the_model(
+    moment: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     ws = tmp_path / "ws"
     block_at = 1 if moment == "before_first_dashboard_write" else 3  # request 3 follows the 2nd write
     reached, release = threading.Event(), threading.Event()
@@ -111,7 +117,9 @@ def test_kill_while_waiting_on_the_model(moment: str, tmp_path: Path, endpoint: 
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.15, 0.3])
-def test_kill_during_dashboard_writes(delay: float, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_kill_during_dashboard_writes(
+    delay: float, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     """Large dashboards written back to back; the kill lands at an arbitrary moment, often mid-write."""
     ws = tmp_path / "ws"
     server = endpoint(script_for(ws, 3, lambda n: None))
@@ -129,7 +137,9 @@ def test_kill_during_dashboard_writes(delay: float, tmp_path: Path, endpoint: Ca
     resume_to_the_end(ws, server.url)
 
 
-def test_resume_without_run_metadata_takes_the_title_from_the_dashboard(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_resume_without_run_metadata_takes_the_title_from_the_dashboard(
+    tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     ws = tmp_path / "ws"
     reached, release = threading.Event(), threading.Event()
 

@@ -35,7 +35,11 @@ async def test_system_prompt_and_tools_are_byte_identical_in_every_request(tmp_p
             return finish_with_report(ws)
         if step >= 2:
             version = (ws / "current_dashboard.md").read_text().count("v") + 1  # v1, vv2… grows
-            return reply(call("update_current_dashboard", content="# Current\ndashboard " + "v" * version + str(version)))
+            return reply(
+                call(
+                    "update_current_dashboard", content="# Current\ndashboard " + "v" * version + str(version)
+                )
+            )
         return reply(call("read_fixture", part=step))
 
     result, model = await start_run(tmp_path, script, extra=[read_fixture])
@@ -54,7 +58,9 @@ async def test_each_budget_stops_resumably_and_a_larger_budget_continues(tmp_pat
     ws = tmp_path / "ws"
     result, _ = await start_run(tmp_path, counting_script(ws, 6), extra=[read_fixture], max_steps=3)
     assert (result.status, result.exit_code) == ("stopped", 3)
-    assert result.reason is not None and result.reason.startswith("max_steps") and "--max-steps" in result.reason
+    assert (
+        result.reason is not None and result.reason.startswith("max_steps") and "--max-steps" in result.reason
+    )
     assert result.totals.steps == 3
 
     # the same budget again: stops at once, saying which budget
@@ -65,7 +71,9 @@ async def test_each_budget_stops_resumably_and_a_larger_budget_continues(tmp_pat
     assert (result.status, result.exit_code) == ("finished", 0)
     assert result.totals.steps == 7
     resumed_first = model.requests[0][0]
-    assert any("[resumed]" in str(m["content"]) and "read_fixture" in str(m["content"]) for m in resumed_first)
+    assert any(
+        "[resumed]" in str(m["content"]) and "read_fixture" in str(m["content"]) for m in resumed_first
+    )
 
 
 async def test_token_budget(tmp_path: Path) -> None:
@@ -80,7 +88,9 @@ async def test_token_budget(tmp_path: Path) -> None:
 async def test_cost_budget_uses_configured_prices(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     prices = {"gpt-4o-mini": {"input": 1000.0, "output": 1000.0}}  # $1 per 1000 tokens
-    result, _ = await start_run(tmp_path, counting_script(ws, 50), extra=[read_fixture], max_cost=5.0, prices=prices)
+    result, _ = await start_run(
+        tmp_path, counting_script(ws, 50), extra=[read_fixture], max_cost=5.0, prices=prices
+    )
     assert result.exit_code == 3 and result.reason is not None and result.reason.startswith("max_cost")
     assert result.totals.cost >= 5.0
     meta = json.loads((ws / ".runtime" / "run.json").read_text())
@@ -109,7 +119,11 @@ async def test_repeated_identical_calls_are_nudged_then_stopped(tmp_path: Path) 
     assert (result.status, result.exit_code) == ("stopped", 3)
     assert result.reason is not None and result.reason.startswith("loop")
     assert len(model.requests) == 5
-    nudged = [i for i, (messages, _) in enumerate(model.requests) if "same arguments and got the same result" in str(messages)]
+    nudged = [
+        i
+        for i, (messages, _) in enumerate(model.requests)
+        if "same arguments and got the same result" in str(messages)
+    ]
     assert nudged and nudged[0] == 3  # the 4th request carries the nudge after 3 repeats
 
 
@@ -120,7 +134,9 @@ async def test_invalid_replies_become_observations_and_are_counted(tmp_path: Pat
         Reply(content="I will now think about it."),
         reply(raw_call("update_current_dashboard", '{"content": "unterminated')),
         reply(call("update_current_dashboard", wrong_name="x")),
-        Reply(content='<think>hmm</think><tool_call>{"name": "update_current_dashboard", "arguments": {"content": "# C\\nok"}}</tool_call>'),
+        Reply(
+            content='<think>hmm</think><tool_call>{"name": "update_current_dashboard", "arguments": {"content": "# C\\nok"}}</tool_call>'
+        ),
     ]
 
     def script(messages: Any, tools: Any) -> Reply:
@@ -136,7 +152,13 @@ async def test_invalid_replies_become_observations_and_are_counted(tmp_path: Pat
     assert (ws / "current_dashboard.md").read_text() == "# C\nok\n"
     assert result.totals.invalid_replies == 4
     problems = [e["problems"] for e in events(ws) if e["event"] == "model_call"]
-    assert problems[:5] == [["empty_reply"], ["no_action"], ["invalid_arguments"], [], ["think_block", "text_tool_call"]]
+    assert problems[:5] == [
+        ["empty_reply"],
+        ["no_action"],
+        ["invalid_arguments"],
+        [],
+        ["think_block", "text_tool_call"],
+    ]
 
 
 async def test_all_finished_refuses_a_report_outside_or_missing(tmp_path: Path) -> None:

@@ -22,7 +22,12 @@ def faults_then_success(*faults: Fault) -> Callable[[Any, Any], Reply | Fault]:
 
 
 def client(url: str, **kwargs: Any) -> OpenAIModel:
-    options: dict[str, Any] = {"request_timeout": 5.0, "deadline": 20.0, "max_retries": 4, "backoff_base": 0.05}
+    options: dict[str, Any] = {
+        "request_timeout": 5.0,
+        "deadline": 20.0,
+        "max_retries": 4,
+        "backoff_base": 0.05,
+    }
     options.update(kwargs)
     return OpenAIModel("m", api_key="k", base_url=url, **options)
 
@@ -68,7 +73,12 @@ async def test_unreachable_endpoint_gives_up_with_a_clear_error() -> None:
 
 async def test_tools_and_messages_reach_the_endpoint(endpoint: Callable[..., ScriptedEndpoint]) -> None:
     server = endpoint(faults_then_success())
-    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}},
+        }
+    ]
     await client(server.url).complete(MESSAGES, tools)
     assert server.requests[0]["messages"] == MESSAGES
     assert server.requests[0]["tools"] == tools

@@ -49,7 +49,13 @@ async def test_validation_errors_come_back_as_observations() -> None:
     actions = ActionSet.of([search])
     observation = await actions.run(None, "search", {"max_results": "many", "colour": "red"})
     assert observation.error
-    for expected in ("invalid arguments for search", "query", "max_results", "colour", "search(query, max_results=10"):
+    for expected in (
+        "invalid arguments for search",
+        "query",
+        "max_results",
+        "colour",
+        "search(query, max_results=10",
+    ):
         assert expected in observation.text
 
 
@@ -60,7 +66,9 @@ async def test_action_failures_and_unknown_actions_are_observations() -> None:
     refused = await actions.run(None, "search", {"query": "refuse"})
     assert refused.error and refused.text == "Error in search: refused on purpose"
     unknown = await actions.run(None, "browse_everything", {})
-    assert unknown.error and "no action named 'browse_everything'" in unknown.text and "search" in unknown.text
+    assert (
+        unknown.error and "no action named 'browse_everything'" in unknown.text and "search" in unknown.text
+    )
 
 
 async def test_finishing_action() -> None:

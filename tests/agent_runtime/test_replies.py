@@ -6,13 +6,18 @@ KNOWN = ["web_search", "all_finished"]
 def test_native_tool_calls_are_read() -> None:
     raw = RawReply(content=None, tool_calls=[("c1", "web_search", '{"query": "x", "max_results": 5}')])
     reply = parse_reply(raw, "native", KNOWN)
-    assert [(c.id, c.name, c.arguments) for c in reply.calls] == [("c1", "web_search", {"query": "x", "max_results": 5})]
+    assert [(c.id, c.name, c.arguments) for c in reply.calls] == [
+        ("c1", "web_search", {"query": "x", "max_results": 5})
+    ]
     assert reply.problems == []
     assert reply.assistant_message["tool_calls"][0]["id"] == "c1"
 
 
 def test_think_blocks_are_removed_and_reported() -> None:
-    raw = RawReply(content="<think>I should search.</think>\nLet me search.", tool_calls=[("c1", "web_search", '{"query": "x"}')])
+    raw = RawReply(
+        content="<think>I should search.</think>\nLet me search.",
+        tool_calls=[("c1", "web_search", '{"query": "x"}')],
+    )
     reply = parse_reply(raw, "native", KNOWN)
     assert reply.text == "Let me search."
     assert "think_block" in reply.problems
@@ -25,7 +30,9 @@ def test_unclosed_think_block_hides_the_rest() -> None:
 
 
 def test_tool_call_written_as_text_in_content_is_used() -> None:
-    raw = RawReply(content='<tool_call>\n{"name": "web_search", "arguments": {"query": "batteries"}}\n</tool_call>')
+    raw = RawReply(
+        content='<tool_call>\n{"name": "web_search", "arguments": {"query": "batteries"}}\n</tool_call>'
+    )
     reply = parse_reply(raw, "native", KNOWN)
     assert [(c.name, c.arguments) for c in reply.calls] == [("web_search", {"query": "batteries"})]
     assert "text_tool_call" in reply.problems
@@ -35,7 +42,9 @@ def test_tool_call_written_as_text_in_content_is_used() -> None:
 
 
 def test_bare_json_call_in_text_and_unknown_names_ignored() -> None:
-    raw = RawReply(content='I will call {"name": "delete_everything", "arguments": {}} or {"name": "all_finished", "arguments": {"result": "r", "report_path": "a.md"}}')
+    raw = RawReply(
+        content='I will call {"name": "delete_everything", "arguments": {}} or {"name": "all_finished", "arguments": {"result": "r", "report_path": "a.md"}}'
+    )
     reply = parse_reply(raw, "native", KNOWN)
     assert [c.name for c in reply.calls] == ["all_finished"]
 
@@ -65,12 +74,16 @@ def test_text_without_action_is_flagged() -> None:
 
 
 def test_json_mode_reads_one_action_from_text() -> None:
-    raw = RawReply(content='```json\n{"action": "web_search", "arguments": {"query": "q"}}\n```\n{"action": "all_finished", "arguments": {}}')
+    raw = RawReply(
+        content='```json\n{"action": "web_search", "arguments": {"query": "q"}}\n```\n{"action": "all_finished", "arguments": {}}'
+    )
     reply = parse_reply(raw, "json", KNOWN)
     assert [(c.name, c.arguments) for c in reply.calls] == [("web_search", {"query": "q"})]
     assert "tool_calls" not in reply.assistant_message
 
 
 def test_json_mode_accepts_flat_arguments() -> None:
-    reply = parse_reply(RawReply(content='{"action": "web_search", "query": "q", "max_results": 4}'), "json", KNOWN)
+    reply = parse_reply(
+        RawReply(content='{"action": "web_search", "query": "q", "max_results": 4}'), "json", KNOWN
+    )
     assert reply.calls[0].arguments == {"query": "q", "max_results": 4}
