@@ -106,6 +106,10 @@ class Researcher:
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
         self.actions = ActionSet.of([*main_actions(), *extra_actions])
         self._resume_note = resume_note
+        if isinstance(model, OpenAIModel):  # retries are worth a line in the log: they cost time
+            model.on_retry = lambda attempt, reason, delay: self.events.append(
+                "model_retry", step=meta.totals.steps + 1, attempt=attempt, reason=reason, delay=round(delay, 2)
+            )
         self._system_prompt = self.prompts.render(
             "main_system.j2",
             title=meta.title,
@@ -163,7 +167,7 @@ class Researcher:
             settings = load_settings(flags, stored=meta.settings, config_file=config_file)
         model = model or build_model(settings)
         space.ensure_layout()
-        note = resume_note(space, meta)
+        note = resume_note(space, meta, Prompts(settings.prompts))
         meta.settings = settings.stored()
         meta.resumes += 1
         return cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note)
@@ -231,7 +235,7 @@ class Researcher:
         )
 
 
-def resume_note(workspace: Workspace, meta: RunMeta, last: int = 5) -> str:
+def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
     """ "Resumed after …; the last actions were …", built from the event log."""
     actions = [
         e
@@ -244,7 +248,7 @@ def resume_note(workspace: Workspace, meta: RunMeta, last: int = 5) -> str:
         status = " (failed)" if event.get("error") else ""
         lines.append(f"step {event.get('step')}: {event.get('action')}({args}){status}")
     reason = meta.stop_reason if meta.status in ("stopped", "error", "interrupted") else None
-    return Prompts(None).env.get_template("resume_note.j2").render(reason=reason, last_actions=lines).strip()
+    return prompts.render("resume_note.j2", reason=reason, last_actions=lines)
 
 
 async def research(

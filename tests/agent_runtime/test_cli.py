@@ -139,8 +139,10 @@ def test_each_fault_is_survived_and_the_run_finishes(
     }.get(name)
     if expected_problem:
         assert expected_problem in problems
-    else:  # transport faults: the endpoint saw the retry
+    else:  # transport faults: the endpoint saw the retry, and the log counts it
         assert len(server.requests) == 4
+        retries = [e for e in events if e["event"] == "model_retry"]
+        assert len(retries) == 1 and retries[0]["attempt"] == 1
 
 
 def test_no_api_key_is_a_clear_error(tmp_path: Path) -> None:
