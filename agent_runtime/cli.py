@@ -94,10 +94,11 @@ def _build(args: argparse.Namespace) -> Researcher:
 
 
 def _print_outcome(result: RunResult) -> None:
-    t = result.totals
+    t, s = result.totals, result.summary
     figures = (
         f"{t.steps} steps, {t.model_calls} model calls, {t.prompt_tokens:,} tokens in, "
-        f"{t.completion_tokens:,} out, ${t.cost:.4f}, {t.elapsed_seconds:.0f}s"
+        f"{t.completion_tokens:,} out, ${t.cost:.4f}, {t.elapsed_seconds:.0f}s; sources: "
+        f"{s.get('sources_seen', 0)} seen, {s.get('sources_fetched', 0)} fetched, {s.get('sources_cited', 0)} cited"
     )
     if result.status == "finished":
         print(f"Finished: {result.report_path or '(no report path)'} — {figures}")

@@ -46,6 +46,8 @@ class Settings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     max_cost: float | None = Field(default=None, ge=0)
     max_time: float | None = Field(default=None, gt=0, description="seconds of wall time")
+    # The share of the step and token budgets kept for writing: past it the agent is told to finish.
+    writing_reserve: float = Field(default=0.15, ge=0, lt=1)
 
     # Context: the guard nudges past soft_limit and compacts past hard_limit (shares of the window).
     context_window: int = Field(default=64_000, ge=2_000)

@@ -64,8 +64,17 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
             f"steps:     {totals['steps']} · model calls {totals['model_calls']} · tokens {totals['prompt_tokens']:,} in / "
             f"{totals['completion_tokens']:,} out · cost ${totals['cost']:.4f} · {totals['elapsed_seconds']:.0f}s"
         )
+    summary = state.get("summary") or {}
+    if summary:
+        out.append(
+            f"sources:   {summary.get('sources_seen', 0)} seen · {summary.get('sources_fetched', 0)} fetched · "
+            f"{summary.get('sources_cited', 0)} cited"
+        )
     if state.get("report_path"):
         out.append(f"report:    {state['report_path']}")
+    if state.get("report_problems"):
+        out += ["", "## Report problems (finalized with these listed in its appendix)"]
+        out += [f"- {problem}" for problem in state["report_problems"]]
     out += ["", "## Overall dashboard", state["overall_dashboard"].strip(), "", "## Current dashboard",
             state["current_dashboard"].strip(), "", "## Notebook"]  # fmt: skip
     out += [f"- {name}" for name in state["notebook"]] or ["(empty)"]

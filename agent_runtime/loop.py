@@ -113,6 +113,8 @@ class AgentLoop:
 
     async def _prepare_request(self, step: int) -> tuple[list[Message], float]:
         status_parts = [f"[status] {self.ctx.status_line()}"] if self.spec.counts_run_steps else []
+        if self.spec.counts_run_steps and self.ctx.in_writing_reserve():
+            status_parts.append(self.ctx.prompts.render("nudge_writing_reserve.j2"))
         status_parts += self.pending_notes
         self.pending_notes = []
         status = user("\n".join(status_parts)) if status_parts else None

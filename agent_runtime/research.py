@@ -39,6 +39,8 @@ class RunResult:
     result: str | None
     report_path: str | None
     totals: Totals
+    summary: dict[str, Any]
+    report_problems: list[str]
 
 
 def default_workspace(title: str) -> Path:
@@ -224,6 +226,7 @@ class Researcher:
     def _stop(self, status: str, reason: str | None, code: int) -> RunResult:
         self.meta.status = status  # type: ignore[assignment]
         self.meta.stop_reason = reason
+        self.meta.summary = self.ctx.summary()
         self.events.append("run_ended", status=status, reason=reason, totals=self.meta.totals.model_dump())
         self.ctx.save()
         return self._result(code)
@@ -231,8 +234,9 @@ class Researcher:
     def _result(self, code: int) -> RunResult:
         m = self.meta
         return RunResult(
-            m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals
-        )
+            m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals, m.summary,
+            m.report_problems,
+        )  # fmt: skip
 
 
 def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:

@@ -73,6 +73,39 @@ class ActionContext:
             return f"max_time: {self.elapsed():.0f} of {s.max_time:.0f} seconds used; resume with a larger --max-time"
         return None
 
+    def in_writing_reserve(self) -> bool:
+        """True once the research share of the step or token budget is spent: time to write."""
+        s, t = self.settings, self.meta.totals
+        if s.max_steps - t.steps <= max(1.0, s.max_steps * s.writing_reserve):
+            return True
+        return s.max_tokens is not None and s.max_tokens - t.total_tokens <= s.max_tokens * s.writing_reserve
+
+    def budget_nearly_spent(self) -> bool:
+        """The last few steps or percent of a budget: a report is finalized as it is, problems listed."""
+        s, t = self.settings, self.meta.totals
+        if s.max_steps - t.steps <= max(2.0, s.max_steps * 0.03):
+            return True
+        shares = [(t.total_tokens, s.max_tokens), (t.cost, s.max_cost), (self.elapsed(), s.max_time)]
+        return any(limit is not None and used >= 0.97 * limit for used, limit in shares)
+
+    def summary(self) -> dict[str, Any]:
+        """The run's figures for run.json, the closing message and `inspect`."""
+        from agent_runtime.ledger import ledger_for  # the ledger imports this module
+
+        t = self.meta.totals
+        records = ledger_for(self).records()
+        return {
+            "steps": t.steps,
+            "model_calls": t.model_calls,
+            "prompt_tokens": t.prompt_tokens,
+            "completion_tokens": t.completion_tokens,
+            "cost": round(t.cost, 6),
+            "elapsed_seconds": round(self.elapsed(), 1),
+            "sources_seen": len(records),
+            "sources_fetched": sum(1 for r in records if r.fetched),
+            "sources_cited": int(self.meta.summary.get("sources_cited", 0)),
+        }
+
     def status_line(self) -> str:
         """The run's figures for the last message of a request (never in the system prompt)."""
         s, t = self.settings, self.meta.totals

@@ -54,6 +54,9 @@ class RunMeta(BaseModel):
     totals: Totals = Field(default_factory=Totals)
     result: str | None = None
     report_path: str | None = None
+    report_problems: list[str] = Field(default_factory=list)  # listed when finalization was forced
+    finish_refusals: int = 0
+    summary: dict[str, Any] = Field(default_factory=dict)
     resumes: int = 0
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_runtime.ledger import Ledger
 from agent_runtime.testing import Script, ScriptedEndpoint
 
 
@@ -56,3 +57,12 @@ def endpoint() -> Iterator[Callable[[Script], ScriptedEndpoint]]:
     yield start
     for server in started:
         server.close()
+
+
+def write_cited_report(workspace: Path, name: str = "draft.md") -> str:
+    """A draft that passes finalization: its one citation is a source the ledger knows.
+    (Stands in for the web actions in tests of the core.)"""
+    ledger = Ledger.load(workspace / "sources")
+    source = ledger.register("https://example.org/solid-state", "Solid-state cells", via="search")
+    (workspace / name).write_text(f"# Report\n\n## Findings\nSolid-state cells are near [{source.id}].\n")
+    return name

@@ -10,6 +10,7 @@ from agent_runtime.config import load_settings
 from agent_runtime.registry import Action, action
 from agent_runtime.research import Researcher, RunResult
 from agent_runtime.testing import Reply, Script, ScriptedModel, call, reply
+from tests.conftest import write_cited_report
 
 FILLER = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 200)[:7900]
 
@@ -48,8 +49,9 @@ async def resume_run(
 
 
 def finish_with_report(workspace: Path) -> Reply:
-    (workspace / "report.draft.md").write_text("# Report\n\nDone.\n")
-    return reply(call("all_finished", result="all done", report_path="report.draft.md"))
+    return reply(
+        call("all_finished", result="all done", report_path=write_cited_report(workspace, "report.draft.md"))
+    )
 
 
 def is_summary_request(messages: list[dict[str, Any]]) -> bool:

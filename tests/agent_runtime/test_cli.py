@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Fault, Reply, ScriptedEndpoint, call, raw_call, reply
-from tests.conftest import cli_env, run_cli
+from tests.conftest import cli_env, run_cli, write_cited_report
 
 Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply | Fault]
 
@@ -21,7 +21,7 @@ def research_script(workspace: Path) -> Script:
     def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | Fault:
         seen = json.dumps(messages)
         if "phase: writing" in seen:
-            (workspace / "draft.md").write_text("# Report\n\nSolid-state cells are near [S1].\n")
+            write_cited_report(workspace)
             return reply(
                 call("all_finished", result="Solid-state batteries: a summary.", report_path="draft.md")
             )
@@ -56,7 +56,7 @@ def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], Scrip
         cli_env(server.url),
     )
     assert result.code == 0, result.stderr
-    assert "Finished: draft.md" in result.stdout and "Solid-state batteries: a summary." in result.stdout
+    assert "Finished: report.md" in result.stdout and "Solid-state batteries: a summary." in result.stdout
 
     assert (
         ws / "overall_dashboard.md"
@@ -65,7 +65,12 @@ def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], Scrip
     assert (ws / "Notebook").is_dir() and (ws / "sources").is_dir()
     meta = json.loads((ws / ".runtime" / "run.json").read_text())
     assert meta["title"] == "Solid-state batteries in 2026" and meta["purpose"] == "an investment memo"
-    assert meta["status"] == "finished" and meta["report_path"] == "draft.md"
+    assert meta["status"] == "finished" and meta["report_path"] == "report.md"
+    assert (ws / "draft.md").exists()  # the draft stays where it was
+    report = (ws / "report.md").read_text()
+    assert "Solid-state cells are near [1]." in report
+    assert "1. Solid-state cells. https://example.org/solid-state" in report
+    assert meta["summary"]["sources_seen"] == 1 and meta["summary"]["sources_cited"] == 1
     assert meta["totals"]["steps"] == 3 and meta["totals"]["model_calls"] == 3
     assert meta["totals"]["prompt_tokens"] > 0 and "test-key" not in json.dumps(meta)
 

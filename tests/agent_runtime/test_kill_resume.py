@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.conftest import cli_env, run_cli, write_cited_report
 
 PAD = "filler line for a large dashboard\n" * 30_000  # ~1 MB: a write that takes a while
 
@@ -54,8 +54,7 @@ def script_for(workspace: Path, versions: int, gate: Callable[[int], None]) -> C
         found = re.findall(r"# Current v(\d+)\n", shown)
         done = int(found[-1]) if found else 0
         if done >= versions:
-            (workspace / "draft.md").write_text("# Report\n")
-            return reply(call("all_finished", result="ok", report_path="draft.md"))
+            return reply(call("all_finished", result="ok", report_path=write_cited_report(workspace)))
         return reply(call("update_current_dashboard", content=versioned("Current", done + 1)))
 
     return script

@@ -172,7 +172,7 @@ async def test_all_finished_refuses_a_report_outside_or_missing(tmp_path: Path) 
         return finish_with_report(ws)
 
     result, model = await start_run(tmp_path, script)
-    assert result.status == "finished" and result.report_path == "report.draft.md"
+    assert result.status == "finished" and result.report_path == "report.md"
     observations = [messages[-2]["content"] for messages, _ in model.requests[1:]]
     assert "'missing.md' does not exist" in observations[0]
     assert "escapes the workspace" in observations[1]
