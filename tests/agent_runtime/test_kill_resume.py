@@ -166,3 +166,31 @@ def test_resume_without_run_metadata_takes_the_title_from_the_dashboard(
     assert "# Current v2" in resumed[1]["content"]  # the edited dashboard
     assert "[resumed]" in resumed[2]["content"] and "update_current_dashboard" in resumed[2]["content"]
     assert meta["totals"]["steps"] == 2  # v3, then all_finished: the edit skipped a step
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_stops_resumably_with_exit_130(sig: signal.Signals, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+    ws = tmp_path / "ws"
+    reached, release = threading.Event(), threading.Event()
+
+    def gate(n: int) -> None:
+        if n == 2:
+            reached.set()
+            release.wait(30)
+
+    server = endpoint(script_for(ws, 3, gate))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_runtime.cli", "run", "Interrupted", "--workspace", str(ws)],
+        env=cli_env(server.url, DEEP_RESEARCHER_CONTEXT_WINDOW="4000000"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert reached.wait(60)
+        process.send_signal(sig)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        release.set()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and f"deep-researcher resume {ws}" in stderr
+    meta = json.loads((ws / ".runtime" / "run.json").read_text())
+    assert meta["status"] == "interrupted" and meta["totals"]["steps"] == 1
+    resume_to_the_end(ws, server.url)
