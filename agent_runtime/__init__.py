@@ -10,6 +10,19 @@ The public API:
 and the loopback endpoint for tests.
 """
 
-from agent_runtime.research import Researcher, RunResult, research, resume
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_runtime.researcher import Researcher, RunResult, research, resume
 
 __all__ = ["Researcher", "RunResult", "research", "resume"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, so that `import actions` (which imports agent_runtime's modules) works on its own:
+    # researcher.py imports the actions, and an eager import here would close the circle.
+    if name in __all__:
+        import importlib
+
+        return getattr(importlib.import_module("agent_runtime.researcher"), name)
+    raise AttributeError(f"module 'agent_runtime' has no attribute {name!r}")

@@ -19,7 +19,7 @@ from agent_runtime.config import load_settings
 from agent_runtime.errors import DeepResearcherError
 from agent_runtime.inspect_view import inspect_workspace
 from agent_runtime.live import attach_live_view
-from agent_runtime.research import (
+from agent_runtime.researcher import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_USAGE,

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_runtime.config import load_settings
 from agent_runtime.registry import Action, action
-from agent_runtime.research import Researcher, RunResult
+from agent_runtime.researcher import Researcher, RunResult
 from agent_runtime.testing import Reply, Script, ScriptedModel, call, reply
 from tests.conftest import write_cited_report
 

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from actions import main_actions
+from actions.web import check_search_settings, close_web
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.errors import ConfigError, DeepResearcherError, ModelError, WorkspaceError
 from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
@@ -109,9 +110,7 @@ class Researcher:
         self.actions = ActionSet.of([*main_actions(), *extra_actions])
         self._resume_note = resume_note
         if isinstance(model, OpenAIModel):  # retries are worth a line in the log: they cost time
-            model.on_retry = lambda attempt, reason, delay: self.events.append(
-                "model_retry", step=meta.totals.steps + 1, attempt=attempt, reason=reason, delay=round(delay, 2)
-            )
+            model.on_retry = self._log_retry
         self._system_prompt = self.prompts.render(
             "main_system.j2",
             title=meta.title,
@@ -119,6 +118,10 @@ class Researcher:
             tool_mode=settings.tool_mode,
             actions=list(self.actions),
         )
+
+    def _log_retry(self, attempt: int, reason: str, delay: float) -> None:
+        step = self.meta.totals.steps + 1
+        self.events.append("model_retry", step=step, attempt=attempt, reason=reason, delay=round(delay, 2))
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -136,6 +139,7 @@ class Researcher:
             raise ConfigError(
                 'the research title is empty; give a title, e.g. "Solid-state batteries in 2026"'
             )
+        check_search_settings(settings)  # a missing key is reported now, not mid-run
         space = Workspace(Path(workspace) if workspace else default_workspace(title))
         if space.exists():
             raise WorkspaceError(
@@ -167,6 +171,7 @@ class Researcher:
             meta = RunMeta(title=title, purpose=purpose)
         if settings is None:
             settings = load_settings(flags, stored=meta.settings, config_file=config_file)
+        check_search_settings(settings)
         model = model or build_model(settings)
         space.ensure_layout()
         note = resume_note(space, meta, Prompts(settings.prompts))
@@ -215,6 +220,7 @@ class Researcher:
         except DeepResearcherError as exc:
             return self._stop("error", str(exc), EXIT_ERROR)
         finally:
+            await close_web(self.ctx)
             self.events.close()
 
     def _end(self, outcome: Outcome) -> RunResult:

@@ -1,0 +1,185 @@
+"""file_operation: the main agent's one file action, which delegates to the File micro agent.
+
+The File agent runs the same loop as the main agent, with its own short context
+([its system prompt, the operation description] and its own actions), its own step limit and
+optionally its own, cheaper model (`--file-model`). Only its `finish(answer)` answer, bounded in
+size, comes back to the main agent: the File agent's messages never enter the main history.
+It shares the run's services (workspace, event log, totals, budgets, `ctx.state`), so its model
+calls count against the run's budgets and its streams outlive one operation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from actions.files import file_actions
+from agent_runtime.errors import DeepResearcherError
+from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
+from agent_runtime.messages import Message, system, user
+from agent_runtime.model import Model
+from agent_runtime.registry import ActionError, ActionSet, Observation, action
+from agent_runtime.run import ActionContext
+from sandbox import atomic_write_text
+
+AGENT = "file"
+ANSWER_LIMIT = 4_000  # characters of the File agent's answer the main agent reads
+MAX_TRAIL = 15  # actions listed when the File agent stops without an answer
+
+
+@dataclass
+class _State:
+    """What file_operation keeps for the run in `ctx.state`: the File agent's model client
+    (built once) and a counter for naming saved answers."""
+
+    model: Model | None = None
+    answers: int = 0
+
+
+@dataclass
+class _RecordingActions(ActionSet):
+    """The File agent's actions, recording each call and the start of its observation, so a run
+    that ends without an answer can still tell the main agent what was done."""
+
+    trail: list[str] = field(default_factory=list)
+
+    async def run(self, ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> Observation:
+        observation = await super().run(ctx, name, arguments)
+        if name != "finish":
+            first_line = observation.text.strip().splitlines()[0] if observation.text.strip() else ""
+            self.trail.append(f"- {name}({_short(arguments)}) → {first_line[:200]}")
+        return observation
+
+
+def _short(arguments: dict[str, Any]) -> str:
+    parts = []
+    for key, value in arguments.items():
+        if isinstance(value, str) and len(value) > 60:
+            value = f"<{len(value):,} characters>"
+        parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
+    return ", ".join(parts)
+
+
+def _state(ctx: ActionContext) -> _State:
+    state = ctx.state.setdefault(__name__, _State())
+    assert isinstance(state, _State)
+    return state
+
+
+def file_agent_model(ctx: ActionContext) -> Model:
+    """The configured file model (`--file-model`), built once per run; else the main model."""
+    state = _state(ctx)
+    if state.model is None:
+        name = ctx.settings.file_model
+        if name and name != ctx.model.name:
+            # Imported here: agent_runtime.researcher imports the actions package.
+            from agent_runtime.researcher import build_model
+
+            state.model = build_model(ctx.settings, name)
+        else:
+            state.model = ctx.model
+    return state.model
+
+
+def _base_messages(ctx: ActionContext, actions: ActionSet, description: str) -> list[Message]:
+    prompt = ctx.prompts.render(
+        "file_system.j2",
+        tool_mode=ctx.settings.tool_mode,
+        actions=list(actions),
+        max_steps=ctx.settings.file_max_steps,
+        answer_limit=ANSWER_LIMIT,
+    )
+    return [system(prompt), user(description)]
+
+
+def _bounded_answer(ctx: ActionContext, answer: str) -> str:
+    """The answer as the main agent reads it; a longer one is saved whole, with a pointer."""
+    if len(answer) <= ANSWER_LIMIT:
+        return answer
+    state = _state(ctx)
+    state.answers += 1
+    path = ctx.workspace.observations_dir / f"step-{ctx.step:05d}-file_operation-{state.answers}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, answer, durable=False)
+    return (
+        answer[:ANSWER_LIMIT]
+        + f"\n\n[… {len(answer) - ANSWER_LIMIT:,} more characters: the whole answer is in "
+        f"{ctx.workspace.relative(path)}; read the rest with file_operation]"
+    )
+
+
+def _unfinished(why: str, trail: list[str]) -> str:
+    """What the main agent reads when the File agent stopped without an answer."""
+    done = trail[-MAX_TRAIL:]
+    skipped = len(trail) - len(done)
+    lines = [why, "What it did:" if trail else "It did not run any file action."]
+    lines += ([f"- … {skipped} earlier actions"] if skipped else []) + done
+    lines.append(
+        "Check the files it changed before retrying; split a large operation into smaller ones or describe "
+        "it more precisely."
+    )
+    return "\n".join(lines)
+
+
+def _why(outcome: Outcome, steps: int) -> str:
+    if outcome.kind == "max_steps":
+        return f"The File agent used all its {steps} steps without finishing the operation."
+    if outcome.kind == "loop":
+        return f"The File agent was stopped because it repeated itself ({outcome.reason})."
+    return f"The File agent was stopped by the run's budget ({outcome.reason})."
+
+
+@action
+async def file_operation(ctx: ActionContext, operation_description: str) -> str:
+    """Work with the files in your workspace through the File agent: read, write, append to,
+    insert into, create, search (grep across the Notebook, or within one file), list, stream
+    through large files, and delete (to .trash/). Describe the whole operation in plain words:
+    the files, the exact text to write, and what you want back. The File agent sees only this
+    description, not your conversation. It answers with what it did or the content you asked for
+    (at most about 4,000 characters; for more it says where to read on). Examples: "Create
+    Notebook/02_market.md with exactly this text: …"; "Append this paragraph to
+    Notebook/01_intro.md: …"; "List every line containing NEEDS RESEARCH in Notebook/, with file
+    and line number"; "Return lines 1-80 of Notebook/03_costs.md". The dashboards and sources/
+    are read-only there: change the dashboards with their own actions.
+
+    Args:
+        operation_description: the complete operation: what to do, every path, and the exact text to write.
+    """
+    if not operation_description.strip():
+        raise ActionError("operation_description is empty; describe the file operation to carry out")
+    try:
+        model = file_agent_model(ctx)
+    except DeepResearcherError as exc:
+        raise ActionError(f"the File agent's model cannot be used: {exc}") from None
+    actions = _RecordingActions(ActionSet.of(file_actions()).actions)
+    ctx.save()  # the totals are current, so the File agent's clock below continues from them
+    # Same workspace, events, totals, estimator and state (replace copies references); a new
+    # clock start, since ActionContext reads its elapsed time from the totals when it is made.
+    file_ctx = dataclasses.replace(ctx, agent=AGENT, model=model, _started=time.monotonic())
+    spec = AgentSpec(
+        name=AGENT,
+        actions=actions,
+        base_messages=lambda: _base_messages(file_ctx, actions, operation_description),
+        model=model,
+        tool_mode=ctx.settings.tool_mode,
+        max_steps=ctx.settings.file_max_steps,
+    )
+    loop = AgentLoop(spec, file_ctx)
+    try:
+        outcome = await loop.run()
+    except DeepResearcherError as exc:
+        raise ActionError(_unfinished(f"the File agent stopped: {exc}", actions.trail)) from None
+    ctx.events.append(
+        "agent_ended",
+        step=ctx.step,
+        agent=AGENT,
+        outcome=outcome.kind,
+        steps=loop.local_steps,
+        reason=outcome.reason,
+    )
+    if outcome.kind == "finished" and outcome.result is not None:
+        return _bounded_answer(ctx, outcome.result)
+    return _unfinished(_why(outcome, loop.local_steps), actions.trail)

@@ -1,0 +1,284 @@
+"""The File micro agent's actions: `file_actions()` lists them in the order of its tool list.
+
+This module holds the writing and folder actions and `finish`; reading is in `files_read`,
+searching in `files_search`, the shared helpers in `files_common`. Every path goes through the
+workspace `PathPolicy`: a refusal ("path escapes the workspace: …", "… is read-only here: …")
+comes back to the model as an observation. Every write is atomic (the policy writes a temp file
+and renames it), and deleting moves to `.trash/`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import Literal
+
+from actions.files_common import (
+    Encoding,
+    body_budget,
+    file_policy,
+    human_size,
+    open_text,
+    plural,
+    split_lines,
+)
+from actions.files_read import continue_stream_read, read_file, stream_read_file
+from actions.files_search import file_search, grep_files, search_in_file
+from agent_runtime.registry import Action, ActionError, Observation, action
+from agent_runtime.run import ActionContext
+from sandbox.errors import ReadOnlyPathError, SandboxError
+from sandbox.paths import PathPolicy
+
+MAX_EDIT_BYTES = 20 << 20  # append/insert rewrite the whole file: past this, write a new file instead
+MAX_LISTED = 200
+
+
+def _summary(text: str) -> str:
+    return f"{plural(len(split_lines(text)), 'line')}, {human_size(len(text.encode('utf-8')))}"
+
+
+def _read_for_edit(policy: PathPolicy, file_path: str) -> tuple[str, Encoding, str]:
+    """The whole text of an existing file, its encoding, and a note when rewriting changes bytes."""
+    with open_text(policy, file_path) as text_file:
+        if text_file.size > MAX_EDIT_BYTES:
+            raise ActionError(
+                f"{text_file.shown} is {human_size(text_file.size)}, too large to edit in place (the limit is "
+                f"{human_size(MAX_EDIT_BYTES)}); write the new part to a new file instead"
+            )
+        text_file.handle.seek(text_file.encoding.bom)
+        data = text_file.handle.read()
+        encoding = text_file.encoding
+    note = f"; {encoding.note.removeprefix('note: ')}, and is now saved as UTF-8" if encoding.note else ""
+    try:
+        return data.decode(encoding.codec), encoding, note
+    except UnicodeDecodeError:
+        note += f"; some bytes were not valid {encoding.codec} and are now the replacement character �"
+        return encoding.decode(data), encoding, note
+
+
+@action
+async def write_file(
+    ctx: ActionContext,
+    file_path: str,
+    content: str,
+    mode: Literal["overwrite", "append", "insert"] = "overwrite",
+    line: int | None = None,
+) -> str:
+    """Write text to a file, atomically. mode="overwrite" replaces the whole file (creating it if
+    needed); "append" adds the content at the end, on a new line; "insert" puts the content as
+    whole lines before line number `line` (1 = at the top; the number of lines + 1 = at the end).
+    Read the file first (read_file with mode="lines") to find the right line number. Missing
+    folders are created. Files are saved as UTF-8.
+
+    Args:
+        file_path: the file, relative to the workspace, e.g. "Notebook/01_introduction.md".
+        content: the exact text to write (Markdown).
+        mode: "overwrite", "append" or "insert".
+        line: with mode="insert" only: the line number (from 1) to insert before.
+    """
+    policy = file_policy(ctx)
+    target = policy.check_writable(file_path)  # an escape or a read-only path is refused first
+    if mode != "insert" and line is not None:
+        raise ActionError(f'line is used only with mode="insert"; with mode={mode!r} leave it out')
+    if mode == "insert" and line is None:
+        raise ActionError('mode="insert" needs line: the line number (from 1) to insert before')
+    if mode != "overwrite" and not content:
+        raise ActionError(f"the content is empty: there is nothing to {mode}")
+    exists = os.path.lexists(target)
+    if mode == "overwrite" or not exists:
+        if mode == "insert" and line != 1:
+            raise ActionError(
+                f"{policy.relative(target)} does not exist, so only line=1 can be used to insert"
+            )
+        written = policy.replace_text(file_path, content)
+        verb = "Wrote" if exists else "Created"
+        return f"{verb} {policy.relative(written)} ({_summary(content)})."
+    old, _, note = _read_for_edit(policy, file_path)
+    if mode == "append":
+        new = old + ("\n" if old and not old.endswith("\n") else "") + content
+        action_text = f"Appended {_summary(content)} to"
+    else:
+        assert line is not None
+        lines = split_lines(old)
+        if not 1 <= line <= len(lines) + 1:
+            raise ActionError(
+                f"line {line} is out of range: {policy.relative(target)} has {len(lines):,} lines, so line "
+                f"must be 1-{len(lines) + 1} ({len(lines) + 1} adds at the end)"
+            )
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        piece = content if content.endswith("\n") else content + "\n"
+        new = "".join(lines[: line - 1]) + piece + "".join(lines[line - 1 :])
+        action_text = f"Inserted {_summary(piece)} before line {line} of"
+    written = policy.replace_text(file_path, new)
+    return f"{action_text} {policy.relative(written)}; it now has {_summary(new)}{note}."
+
+
+@action
+async def create_file(ctx: ActionContext, file_path: str, initial_content: str = "") -> str:
+    """Create a new file (and any missing folders). Refused if the file already exists: then read
+    it, or use write_file to change it.
+
+    Args:
+        file_path: the new file, relative to the workspace, e.g. "Notebook/03_costs.md".
+        initial_content: the text of the new file (Markdown); empty by default.
+    """
+    policy = file_policy(ctx)
+    created = policy.create_new(file_path, initial_content)
+    return f"Created {policy.relative(created)} ({_summary(initial_content)})."
+
+
+def _is_read_only(policy: PathPolicy, relative: str) -> bool:
+    try:
+        policy.check_writable(relative)
+    except ReadOnlyPathError:
+        return True
+    except SandboxError:
+        return False
+    return False
+
+
+@action
+async def list_directory(ctx: ActionContext, directory_path: str = ".") -> str:
+    """List a folder: its subfolders (ending in "/", with how many entries each holds) and files
+    (with sizes), sorted by name; read-only entries are marked. Not recursive: file_search finds
+    files in subfolders too.
+
+    Args:
+        directory_path: the folder, relative to the workspace; "." is the workspace itself.
+    """
+    policy = file_policy(ctx)
+    folder = policy.resolve(directory_path)
+    where = policy.relative(folder)
+    if not os.path.lexists(folder):
+        raise ActionError(f"the folder {where} does not exist")
+    if not folder.is_dir():
+        raise ActionError(f"{where} is a file, not a folder; read it with read_file")
+    entries = list(policy.iter_directory(directory_path))
+    folder_read_only = _is_read_only(policy, where) if where != "." else False
+    lines = [
+        f"{'the workspace' if where == '.' else where + '/'} ({plural(len(entries), 'entry', 'entries')}"
+        + (", read-only" if folder_read_only else "")
+        + ")"
+        + (":" if entries else "; it is empty")
+    ]
+    budget, used = body_budget(ctx), 0
+    for entry in entries[:MAX_LISTED]:
+        try:
+            if entry.is_dir:
+                inner = sum(1 for _ in policy.iter_directory(entry.relative))
+                text = f"{entry.name}/ ({plural(inner, 'entry', 'entries')})"
+            else:
+                text = f"{entry.name} ({human_size(entry.path.stat().st_size)})"
+        except (OSError, SandboxError):
+            text = entry.name + ("/" if entry.is_dir else "")
+        if entry.is_symlink:
+            text += f" → link to {policy.relative(policy.resolve(entry.relative))}"
+        if not folder_read_only and _is_read_only(policy, entry.relative):
+            text += " [read-only]"
+        if used + len(text) > budget:
+            break
+        lines.append(text)
+        used += len(text) + 1
+    if len(lines) - 1 < len(entries):
+        lines.append(f"[{len(entries) - len(lines) + 1:,} more entries not shown: use file_search to narrow]")
+    return "\n".join(lines)
+
+
+def _make_folders(policy: PathPolicy, target: Path) -> None:
+    """mkdir each missing folder from the workspace root down, each opened without following a
+    symlink, so a folder swapped for a link after the policy's check is refused, not followed."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    fd = os.open(policy.root, flags)
+    try:
+        for name in target.relative_to(policy.root).parts:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, dir_fd=fd)
+            try:
+                next_fd = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
+            except NotADirectoryError:  # Linux's answer for a symlink here: say what it is
+                if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
+                    raise OSError(errno.ELOOP, "symbolic link") from None
+                raise
+            os.close(fd)
+            fd = next_fd
+    finally:
+        os.close(fd)
+
+
+@action
+async def create_directory(ctx: ActionContext, directory_path: str) -> str:
+    """Create a folder, with any missing parent folders. Nothing happens if it already exists.
+
+    Args:
+        directory_path: the folder, relative to the workspace, e.g. "Notebook/drafts".
+    """
+    policy = file_policy(ctx)
+    target = policy.check_writable(directory_path)
+    where = policy.relative(target)
+    if target.is_dir():
+        return f"The folder {where}/ already exists."
+    if os.path.lexists(target):
+        raise ActionError(f"{where} already exists and is a file, not a folder")
+    try:
+        _make_folders(policy, target)
+    except OSError as exc:
+        reasons = {
+            errno.ENOTDIR: f"a part of {where} is a file, not a folder",
+            errno.ELOOP: f"a part of {where} became a symbolic link after the check; refused",
+        }
+        raise ActionError(
+            reasons.get(exc.errno or 0, f"cannot create {where}: {exc.strerror or exc}")
+        ) from None
+    return f"Created the folder {where}/."
+
+
+@action
+async def delete_file(ctx: ActionContext, file_path: str) -> str:
+    """Delete a file (or a folder) by moving it into .trash/ with a timestamp; nothing is lost,
+    and it can be read back from .trash/ if needed.
+
+    Args:
+        file_path: the file or folder, relative to the workspace, e.g. "Notebook/old_draft.md".
+    """
+    policy = file_policy(ctx)
+    trashed = policy.move_to_trash(file_path)
+    return f"Deleted {file_path!r}: it was moved to {policy.relative(trashed)} (nothing is lost)."
+
+
+@action
+async def finish(answer: str) -> Observation:
+    """End the file operation and hand your answer to the main agent, which sees nothing else of
+    your work: what you did (each file changed), or the content it asked for, with paths and line
+    numbers; report anything that failed.
+
+    Args:
+        answer: your answer for the main agent, concise (under 4,000 characters).
+    """
+    if not answer.strip():
+        raise ActionError("the answer is empty; say what you did or give what was asked for")
+    return Observation("The answer was handed to the main agent.", finished=True, result=answer)
+
+
+def file_actions() -> list[Action]:
+    """The File agent's action set, in the fixed order of its tool list (the contract order)."""
+    return [
+        read_file,
+        write_file,
+        create_file,
+        search_in_file,
+        grep_files,
+        file_search,
+        stream_read_file,
+        continue_stream_read,
+        list_directory,
+        create_directory,
+        delete_file,
+        finish,
+    ]
+
+
+__all__ = ["file_actions"]

@@ -1,0 +1,189 @@
+"""Benchmark of the web actions, fully offline (servers on 127.0.0.1 only).
+
+1. Ten URLs that each answer after 500 ms, read in one visit_url call (target: under 1 s in all).
+   The ten URLs are on ten host names (site0.test … site9.test) that a resolver maps to the one
+   local server, as ten different sites would be; the same ten pages on ONE host are timed too,
+   where the per-host politeness limit (fetch_per_host, default 4) spreads them over waves.
+2. Extraction time of a typical page: a ~100 KB article HTML (navigation, sidebar, comments and
+   footer around 60 paragraphs), median of 20 runs; and a 20-page PDF for comparison.
+
+    python benchmarks/bench_web.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import agent_runtime  # noqa: F401  (the runtime package loads before the actions)
+from actions.web.extract import extract
+from actions.web.fetch import Fetcher, FetchLimits
+from actions.web.visit import STATE_KEY, visit_url
+from agent_runtime.config import Settings
+from agent_runtime.prompts import Prompts
+from agent_runtime.run import ActionContext
+from agent_runtime.run_state import EventLog, RunMeta
+from agent_runtime.testing import ScriptedModel, reply
+from agent_runtime.workspace import Workspace
+from sandbox.url_policy import URLPolicy
+
+DELAY = 0.5
+PAGES = 10
+
+
+def article_html(size: int = 100_000, seed: int = 0) -> str:
+    """A news-like page of about `size` bytes."""
+    nav = (
+        "<nav><ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(40)) + "</ul></nav>"
+    )
+    side = (
+        "<aside>"
+        + "".join(f'<p><a href="/more{i}">Related story {i}</a></p>' for i in range(20))
+        + "</aside>"
+    )
+    comments = (
+        "<section class='comments'>"
+        + "".join(f"<div class='comment'><p>Reader {i}: interesting, thanks.</p></div>" for i in range(30))
+        + "</section>"
+    )
+    footer = "<footer><p>Copyright. Privacy. Terms. Cookies.</p></footer>"
+    paragraphs: list[str] = []
+    i = 0
+    body = ""
+    while len(body) < size - 6_000:
+        if i % 8 == 0:
+            paragraphs.append(f"<h2>Part {i // 8 + 1} of the story {seed}</h2>")
+        paragraphs.append(
+            f"<p>Paragraph {i} of article {seed}: grid-scale batteries expanded quickly as costs fell, and "
+            f"operators in region {i % 13} added storage next to solar farms. Analysts at firm {i % 7} "
+            f'expect <a href="https://example.org/ref{i}">further growth</a> of about {i % 30} percent a year, '
+            "although supply chains for lithium, nickel and graphite remain concentrated in a few countries.</p>"
+        )
+        i += 1
+        body = "".join(paragraphs)
+    return (
+        f"<!doctype html><html><head><title>Article {seed}</title></head><body>{nav}"
+        f"<main><article><h1>Article {seed}</h1>{body}</article></main>{side}{comments}{footer}</body></html>"
+    )
+
+
+def start_server(pages: dict[str, bytes]) -> tuple[http.server.ThreadingHTTPServer, int]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = pages.get(self.path.split("?")[0], b"not found")
+            time.sleep(DELAY)
+            self.send_response(200 if self.path in pages else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 64  # the default backlog of 5 drops simultaneous connections
+
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    return server, server.server_address[1]
+
+
+def make_ctx(root: Path) -> ActionContext:
+    workspace = Workspace(root)
+    workspace.create("Benchmark", None)
+    return ActionContext(
+        workspace,
+        Settings(allow_private_urls=True),
+        ScriptedModel(lambda messages, tools: reply()),
+        EventLog(workspace.events_file),
+        RunMeta(title="Benchmark"),
+        Prompts(None),
+    )
+
+
+async def loopback(host: str, port: int) -> Sequence[str]:
+    return ["127.0.0.1"]  # every site*.test name is the local server
+
+
+async def timed_visit(urls: list[str], root: Path) -> tuple[float, str]:
+    ctx = make_ctx(root)
+    fetcher = Fetcher(URLPolicy(allow_private=True, resolver=loopback), FetchLimits())
+    ctx.state[STATE_KEY] = fetcher
+    started = time.perf_counter()
+    obs = await visit_url.run(ctx, {"url": urls})
+    elapsed = time.perf_counter() - started
+    await fetcher.aclose()
+    ctx.events.close()
+    return elapsed, obs.text.split("\n", 1)[0]
+
+
+def bench_fetch() -> None:
+    pages = {f"/a{i}": article_html(20_000, seed=i).encode() for i in range(PAGES)}
+    server, port = start_server(pages)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            sites = [f"http://site{i}.test:{port}/a{i}" for i in range(PAGES)]
+            one_host = [f"http://127.0.0.1:{port}/a{i}" for i in range(PAGES)]
+            # A warm-up run is not done on purpose: the figure includes connecting and extraction.
+            elapsed, line = asyncio.run(timed_visit(sites, Path(tmp) / "a"))
+            print(
+                f"visit_url, {PAGES} URLs on {PAGES} hosts, each answering after {DELAY * 1000:.0f} ms: "
+                f"{elapsed:.3f} s in all ({line}); target < 1 s: {'met' if elapsed < 1 else 'MISSED'}"
+            )
+            elapsed, line = asyncio.run(timed_visit(one_host, Path(tmp) / "b"))
+            print(
+                f"visit_url, {PAGES} URLs on ONE host (politeness: {FetchLimits().per_host} at a time per host): "
+                f"{elapsed:.3f} s in all ({line})"
+            )
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def bench_extract() -> None:
+    html = article_html(100_000).encode()
+    timings = []
+    for _ in range(20):
+        started = time.perf_counter()
+        result = extract(html, content_type="text/html", charset="utf-8", url="https://example.com/a")
+        timings.append(time.perf_counter() - started)
+    print(
+        f"extraction of a {len(html) / 1024:.0f} KB article HTML -> {len(result.text) / 1024:.0f} KB Markdown "
+        f"({result.method}): median {statistics.median(timings) * 1000:.1f} ms, "
+        f"max {max(timings) * 1000:.1f} ms over 20 runs"
+    )
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "actions" / "web"))
+    from conftest import build_pdf
+
+    pdf = build_pdf(
+        [[f"Page {p} line {n}: storage capacity grew again." for n in range(40)] for p in range(20)]
+    )
+    timings = []
+    for _ in range(20):
+        started = time.perf_counter()
+        result = extract(pdf, content_type="application/pdf", charset=None, url="https://example.com/r.pdf")
+        timings.append(time.perf_counter() - started)
+    print(
+        f"extraction of a 20-page PDF ({len(pdf) / 1024:.0f} KB, {result.method}): "
+        f"median {statistics.median(timings) * 1000:.1f} ms over 20 runs"
+    )
+
+
+if __name__ == "__main__":
+    bench_fetch()
+    bench_extract()

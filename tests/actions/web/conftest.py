@@ -1,0 +1,250 @@
+"""Shared test doubles for the web actions: a real HTTP server on 127.0.0.1 whose routes a test
+sets and which records every request, a minimal PDF writer, and an ActionContext on a fresh
+workspace. Every server binds 127.0.0.1 and stops by itself at the end of its test."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_runtime  # noqa: F401  (imported before `actions`: the runtime package loads the actions)
+from actions.web import close_web
+from actions.web.search import STATE_KEY as SEARCH_KEY
+from actions.web.visit import STATE_KEY as FETCHER_KEY
+from agent_runtime.config import Settings
+from agent_runtime.prompts import Prompts
+from agent_runtime.run import ActionContext
+from agent_runtime.run_state import EventLog, RunMeta
+from agent_runtime.testing import ScriptedModel, reply
+from agent_runtime.workspace import Workspace
+
+# --------------------------------------------------------------------------------------------------
+# A minimal PDF (one Helvetica text object per page), written by hand: no PDF library needed.
+# --------------------------------------------------------------------------------------------------
+
+
+def _pdf_string(text: str) -> str:
+    return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
+
+
+def build_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
+    """A valid PDF whose pages hold the given lines of (Latin-1) text."""
+    objects: list[bytes] = []
+    page_ids = [4 + 2 * i for i in range(len(pages))]
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    kids = " ".join(f"{pid} 0 R" for pid in page_ids)
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    for index, lines in enumerate(pages):
+        content_id = page_ids[index] + 1
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {content_id} 0 R >>".encode()
+        )
+        ops = ["BT", "/F1 12 Tf", "14 TL", "72 740 Td"]
+        for line in lines:
+            ops.append(f"{_pdf_string(line)} Tj T*")
+        ops.append("ET")
+        stream = "\n".join(ops).encode("latin-1")
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    info_id = None
+    if title is not None:
+        objects.append(f"<< /Title {_pdf_string(title)} >>".encode("latin-1"))
+        info_id = len(objects)
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    trailer = f"<< /Size {len(objects) + 1} /Root 1 0 R"
+    if info_id is not None:
+        trailer += f" /Info {info_id} 0 R"
+    out += f"trailer\n{trailer} >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+@pytest.fixture
+def make_pdf() -> Callable[..., bytes]:
+    return build_pdf
+
+
+# --------------------------------------------------------------------------------------------------
+# A real HTTP server on 127.0.0.1
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Route:
+    status: int = 200
+    body: bytes = b""
+    content_type: str | None = "text/html; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before the status line
+    stall: float = 0.0  # seconds of silence after half of the body
+    size: int | None = None  # stream this many bytes of `body` repeated (for huge responses)
+
+
+@dataclass
+class WebServer:
+    port: int = 0
+    # path (with or without its query) -> the answer, or a function of the full path that makes it
+    routes: dict[str, Route | Callable[[str], Route]] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)  # paths, in order of arrival
+    connections: int = 0
+    active: int = 0
+    max_active: int = 0
+    stopping: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    @property
+    def untouched(self) -> bool:
+        return not self.requests and self.connections == 0
+
+    def wait(self, seconds: float) -> None:
+        """Sleep, but end early when the server stops (so no test waits on a sleeping handler)."""
+        self.stopping.wait(seconds)
+
+
+def _start(server_state: WebServer) -> tuple[http.server.ThreadingHTTPServer, threading.Thread]:
+    state = server_state
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            with state.lock:
+                state.requests.append(self.path)
+                state.active += 1
+                state.max_active = max(state.max_active, state.active)
+            try:
+                self._answer()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading: the byte cap or the deadline
+            finally:
+                with state.lock:
+                    state.active -= 1
+
+        def _answer(self) -> None:
+            found = state.routes.get(self.path) or state.routes.get(self.path.split("?", 1)[0])
+            route = found(self.path) if callable(found) else found
+            if route is None:
+                route = Route(404, b"<html><body><h1>Not found</h1></body></html>")
+            if route.delay:
+                state.wait(route.delay)
+            length = route.size if route.size is not None else len(route.body)
+            self.send_response(route.status)
+            if route.content_type:
+                self.send_header("Content-Type", route.content_type)
+            for name, value in route.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(length))
+            self.end_headers()
+            if route.size is not None:
+                sent = 0
+                while sent < length and not state.stopping.is_set():
+                    chunk = route.body[: length - sent]
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
+                return
+            half = len(route.body) // 2
+            self.wfile.write(route.body[:half])
+            self.wfile.flush()
+            if route.stall:
+                state.wait(route.stall)
+            self.wfile.write(route.body[half:])
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 64  # the default backlog of 5 drops simultaneous connections
+
+        def verify_request(self, request: Any, client_address: Any) -> bool:
+            with state.lock:
+                state.connections += 1
+            return True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    state.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    return server, thread
+
+
+@pytest.fixture
+def make_server() -> Iterator[Callable[[], WebServer]]:
+    """Start as many servers as a test needs; all stop when it ends."""
+    started: list[tuple[WebServer, http.server.ThreadingHTTPServer, threading.Thread]] = []
+
+    def factory() -> WebServer:
+        state = WebServer()
+        server, thread = _start(state)
+        started.append((state, server, thread))
+        return state
+
+    yield factory
+    for state, server, thread in started:
+        state.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def web_server(make_server: Callable[[], WebServer]) -> WebServer:
+    return make_server()
+
+
+@pytest.fixture
+def second_server(make_server: Callable[[], WebServer]) -> WebServer:
+    return make_server()
+
+
+# --------------------------------------------------------------------------------------------------
+# An ActionContext on a fresh workspace
+# --------------------------------------------------------------------------------------------------
+
+ContextFactory = Callable[..., ActionContext]
+
+
+@pytest.fixture
+async def make_ctx(tmp_path: Path) -> AsyncIterator[ContextFactory]:
+    made: list[ActionContext] = []
+
+    def factory(**settings: Any) -> ActionContext:
+        workspace = Workspace(tmp_path / f"ws{len(made)}")
+        workspace.create("Test research", None)
+        ctx = ActionContext(
+            workspace,
+            Settings(**settings),
+            ScriptedModel(lambda messages, tools: reply()),
+            EventLog(workspace.events_file),
+            RunMeta(title="Test research"),
+            Prompts(None),
+        )
+        made.append(ctx)
+        return ctx
+
+    yield factory
+    for ctx in made:
+        await close_web(ctx)
+        assert not ctx.state.keys() & {FETCHER_KEY, SEARCH_KEY}
+        ctx.events.close()
