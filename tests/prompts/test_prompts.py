@@ -1,0 +1,87 @@
+"""The rendered prompts are pinned: a change to a prompt shows up as a diff in review.
+
+After a deliberate change, refresh the snapshots with `UPDATE_SNAPSHOTS=1 python -m pytest tests/prompts`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from actions import main_actions
+from actions.file_operation import ANSWER_LIMIT
+from actions.files import file_actions
+from agent_runtime.errors import ConfigError
+from agent_runtime.prompts import Prompts
+from agent_runtime.testing import Reply, call, reply
+from tests.agent_runtime.helpers import start_run
+from tests.conftest import write_cited_report
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def rendered(name: str, mode: str) -> str:
+    prompts = Prompts()
+    if name == "main_system":
+        return prompts.render(
+            "main_system.j2", title="Solid-state batteries in 2026", purpose="an investment memo",
+            tool_mode=mode, actions=main_actions(),
+        )  # fmt: skip
+    return prompts.render(
+        "file_system.j2", tool_mode=mode, actions=file_actions(), max_steps=10, answer_limit=ANSWER_LIMIT
+    )
+
+
+@pytest.mark.parametrize("mode", ["native", "json"])
+@pytest.mark.parametrize("name", ["main_system", "file_system"])
+def test_rendered_prompt_matches_its_snapshot(name: str, mode: str) -> None:
+    text = rendered(name, mode) + "\n"
+    snapshot = SNAPSHOTS / f"{name}.{mode}.txt"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        snapshot.write_text(text)
+    assert snapshot.exists(), f"no snapshot yet: run with UPDATE_SNAPSHOTS=1 to create {snapshot.name}"
+    assert text == snapshot.read_text()
+
+
+def test_the_method_is_taught() -> None:
+    text = rendered("main_system", "native")
+    for idea in ("research blueprint", "[NEEDS RESEARCH:", "3-5", "8-12", "15-20", "[S<n>]", "Lessons", "all_finished"):
+        assert idea in text
+    assert "{{" not in text and "{%" not in text
+
+
+def test_json_mode_lists_every_action_with_its_schema() -> None:
+    text = rendered("main_system", "json")
+    for item in main_actions():
+        assert f"## {item.signature_text()}" in text
+    assert rendered("main_system", "native").count("## ") < text.count("## ")
+
+
+def test_a_missing_variable_is_an_error_not_a_blank(tmp_path: Path) -> None:
+    (tmp_path / "main_system.j2").write_text("Title: {{ title }} {{ no_such_variable }}")
+    with pytest.raises(ConfigError, match="no_such_variable"):
+        Prompts(tmp_path).render("main_system.j2", title="x")
+
+
+async def test_a_prompts_folder_overrides_templates_of_the_same_name(tmp_path: Path) -> None:
+    folder = tmp_path / "my_prompts"
+    folder.mkdir()
+    (folder / "main_system.j2").write_text("CUSTOM PROMPT for {{ title }} ({{ tool_mode }}, {{ actions | length }} actions)")
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        return reply(call("all_finished", result="ok", report_path=write_cited_report(ws)))
+
+    result, model = await start_run(tmp_path, script, prompts=folder)
+    assert result.status == "finished"
+    system = model.requests[0][0][0]["content"]
+    assert system == f"CUSTOM PROMPT for Test research (native, {len(main_actions())} actions)"
+    assert "Overall dashboard" in model.requests[0][0][1]["content"]  # the other templates are the shipped ones
+
+
+def test_a_prompts_folder_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a folder"):
+        Prompts(tmp_path / "missing")
