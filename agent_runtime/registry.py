@@ -151,9 +151,7 @@ def action(function: ActionFunction | None = None, *, name: str | None = None) -
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[pname] = (annotation, PydanticField(default, description=param_docs.get(pname)))
-        params = create_model(
-            f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        params = create_model(f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         return Action(name or fn.__name__, description, params, fn, takes_context)
 
     return build(function) if function is not None else build

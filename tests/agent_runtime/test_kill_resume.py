@@ -169,7 +169,9 @@ def test_resume_without_run_metadata_takes_the_title_from_the_dashboard(
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_stops_resumably_with_exit_130(sig: signal.Signals, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
+def test_interrupt_stops_resumably_with_exit_130(
+    sig: signal.Signals, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
     ws = tmp_path / "ws"
     reached, release = threading.Event(), threading.Event()
 

@@ -48,7 +48,16 @@ def test_rendered_prompt_matches_its_snapshot(name: str, mode: str) -> None:
 
 def test_the_method_is_taught() -> None:
     text = rendered("main_system", "native")
-    for idea in ("research blueprint", "[NEEDS RESEARCH:", "3-5", "8-12", "15-20", "[S<n>]", "Lessons", "all_finished"):
+    for idea in (
+        "research blueprint",
+        "[NEEDS RESEARCH:",
+        "3-5",
+        "8-12",
+        "15-20",
+        "[S<n>]",
+        "Lessons",
+        "all_finished",
+    ):
         assert idea in text
     assert "{{" not in text and "{%" not in text
 
@@ -69,7 +78,9 @@ def test_a_missing_variable_is_an_error_not_a_blank(tmp_path: Path) -> None:
 async def test_a_prompts_folder_overrides_templates_of_the_same_name(tmp_path: Path) -> None:
     folder = tmp_path / "my_prompts"
     folder.mkdir()
-    (folder / "main_system.j2").write_text("CUSTOM PROMPT for {{ title }} ({{ tool_mode }}, {{ actions | length }} actions)")
+    (folder / "main_system.j2").write_text(
+        "CUSTOM PROMPT for {{ title }} ({{ tool_mode }}, {{ actions | length }} actions)"
+    )
     ws = tmp_path / "ws"
 
     def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
@@ -79,7 +90,9 @@ async def test_a_prompts_folder_overrides_templates_of_the_same_name(tmp_path: P
     assert result.status == "finished"
     system = model.requests[0][0][0]["content"]
     assert system == f"CUSTOM PROMPT for Test research (native, {len(main_actions())} actions)"
-    assert "Overall dashboard" in model.requests[0][0][1]["content"]  # the other templates are the shipped ones
+    assert (
+        "Overall dashboard" in model.requests[0][0][1]["content"]
+    )  # the other templates are the shipped ones
 
 
 def test_a_prompts_folder_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
