@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_runtime.config import Settings
+from agent_runtime.errors import WorkspaceError
 from agent_runtime.model import Model
 from agent_runtime.prompts import Prompts
 from agent_runtime.run_state import EventLog, RunMeta, save_meta
@@ -93,7 +94,10 @@ class ActionContext:
         from agent_runtime.ledger import ledger_for  # the ledger imports this module
 
         t = self.meta.totals
-        records = ledger_for(self).records()
+        try:
+            records = ledger_for(self).records()
+        except WorkspaceError:  # a ledger damaged by hand must not keep the run from stopping cleanly
+            records = []
         return {
             "steps": t.steps,
             "model_calls": t.model_calls,
