@@ -150,7 +150,8 @@ def finalize(text: str, ledger: Ledger, *, force: bool = False) -> FinalReport:
         when = (record.fetched_at or record.first_seen or "")[:10]
         title = record.title.strip() or record.final_url or record.url
         verb = "accessed" if record.fetched else "seen in search results"
-        references.append(f"{number}. {title}. {record.final_url or record.url} ({verb} {when})")
+        end = "" if title.endswith((".", "?", "!")) else "."  # no "What is a fen?." in a reference
+        references.append(f"{number}. {title}{end} {record.final_url or record.url} ({verb} {when})")
     parts = [body.rstrip(), "", *references]
     if force and problems:
         parts += [

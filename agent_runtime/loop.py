@@ -187,8 +187,15 @@ class AgentLoop:
             )  # fmt: skip
         except Exception as exc:  # a failed summary must not lose the run: keep the old dashboard
             self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
-        if summary.strip():
-            workspace.write_dashboard("current_dashboard.md", summary)
+        if not summary.strip():
+            # Keep the pointer-compacted history: resetting it would lose everything since the last
+            # dashboard update. The last-resort cut in _prepare_request keeps the request in the window.
+            self.pending_notes.append(
+                "[note] The context is nearly full and old observations were replaced by pointers to files. "
+                "Update the current dashboard now with your findings and next steps."
+            )
+            return
+        workspace.write_dashboard("current_dashboard.md", summary)
         self.history.reset(self.spec.base_messages())
         self.pending_notes.append(
             "[note] The runtime compacted the context: the history was folded into current_dashboard.md."

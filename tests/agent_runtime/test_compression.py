@@ -123,3 +123,31 @@ async def test_the_context_nudge_appears_past_the_soft_limit(tmp_path: Path, end
     )
     assert count_tokens(server.requests[nudged]["messages"], server.requests[nudged]["tools"]) > 0.55 * 20_000
     assert not any(e["event"] == "compaction" for e in events(ws))
+
+
+async def test_a_failed_summary_keeps_the_compacted_history(tmp_path: Path) -> None:
+    """When the summarizing call fails, nothing since the last dashboard update is thrown away."""
+    from tests.agent_runtime.helpers import start_run
+
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        if is_summary_request(messages):
+            raise RuntimeError("the summarizer is down")
+        step = step_counter(ws)
+        if step > 12:
+            return finish_with_report(ws)
+        return reply(call("read_fixture", part=step))
+
+    result, model = await start_run(tmp_path, script, extra=[read_fixture], context_window=8_000)
+    assert result.status == "finished"
+    assert any(e["event"] == "summary_failed" for e in events(ws))
+    main_requests = [m for m, _ in model.requests if not is_summary_request(m)]
+    later = main_requests[-1]
+    assert sum(1 for m in later if m["role"] == "tool") >= 3  # the history was kept, compacted
+    assert any("[compacted:" in str(m.get("content")) for m in later)
+    assert any(
+        "old observations were replaced by pointers" in str(m.get("content"))
+        for r in main_requests
+        for m in r
+    )

@@ -96,3 +96,12 @@ def test_forced_finalization_removes_what_cannot_stand_and_lists_it(ledger: Ledg
     ):
         assert needle in appendix
     assert [r.id for r in final.cited] == ["S3"]
+
+
+def test_a_title_ending_in_punctuation_gets_no_second_period(tmp_path: Path) -> None:
+    ledger = Ledger.load(tmp_path / "sources")
+    ledger.register("https://example.org/fen", "What is a fen?", via="search")
+    ledger.register("https://example.org/bogs", "Fens and bogs.", via="search")
+    text = finalize("# T\n\n## A\nFens [S1] and bogs [S2].\n", ledger).text
+    assert "1. What is a fen? https://example.org/fen" in text
+    assert "2. Fens and bogs. https://example.org/bogs" in text
