@@ -1,5 +1,6 @@
 """The actions: the main agent's, and those of the micro agents it delegates to."""
 
+from actions.browser.browse import browse
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
 from actions.file_operation import file_operation
 from actions.finish import all_finished
@@ -13,6 +14,7 @@ def main_actions() -> list[Action]:
         file_operation,
         web_search,
         visit_url,
+        browse,
         update_overall_dashboard,
         update_current_dashboard,
         all_finished,

@@ -22,7 +22,7 @@ DEFAULT_CONFIG_FILE = Path("~/.config/deep-researcher/config.toml")
 # Settings whose environment variable is not DEEP_RESEARCHER_<NAME>.
 _ENV_NAMES = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
 # Settings that describe the machine or the person, not the run: never stored in run.json.
-_NOT_STORED = {"api_key", "quiet", "config"}
+_NOT_STORED = {"api_key", "quiet", "config", "browser_path"}
 
 
 class Price(BaseModel):
@@ -84,6 +84,13 @@ class Settings(BaseModel):
     fetch_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, description="bytes kept of one response")
     fetch_concurrency: int = Field(default=10, ge=1, le=64, description="pages fetched at once")
     fetch_per_host: int = Field(default=4, ge=1, le=16, description="pages fetched at once from one host")
+
+    # The browser (actions/browser; needs the [browser] extra and Chromium): visit_url's JavaScript
+    # rendering and the Browser micro agent (`browse`).
+    browser_path: Path | None = Field(default=None, description="Chromium executable; default: found on PATH")
+    browser_steps: int = Field(default=15, ge=1, le=100, description="steps of one browse task")
+    browser_timeout: float = Field(default=30.0, gt=0, description="seconds for one page load in the browser")
+    browser_vision: bool = False  # screenshots to the browse model (only for vision models)
 
     def price(self) -> Price | None:
         return self.prices.get(self.model)

@@ -5,6 +5,11 @@ untrusted content, and a pointer to the full text.
 
 A page already saved in this run is not fetched again: its snapshot is the evidence, and the
 digest is made from it (with the new goal, if one is given).
+
+`mode`: "http" reads the page as the server sends it; "browser" loads it in the run's Chromium
+(actions/browser), so scripts run first; "auto" (the default) reads it over HTTP and loads it in
+the browser only when the HTML shows its text is made by scripts (`js_reason`). Without the
+browser extra or Chromium, both fall back to HTTP with a note saying so.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
+from actions.browser.render import BrowserUnavailable, RenderError, js_reason, render_page
 from actions.web.digest import (
     chars_for_tokens,
     cut,
@@ -40,6 +47,8 @@ from sandbox.errors import URLRefusedError
 from sandbox.url_policy import URLPolicy
 
 STATE_KEY = "actions.web.fetcher"
+Mode = Literal["auto", "http", "browser"]
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
 MAX_URLS = 10
 LABEL = "PAGE CONTENT"
 # Characters every page section needs besides its content (header lines, markers).
@@ -135,14 +144,55 @@ class Fetched:
     notes: list[str]
 
 
+async def _in_browser(ctx: ActionContext, url: str, notes: list[str], why: str | None) -> Fetched | None:
+    """`url` loaded in the browser and extracted. `why` is auto mode's reason (None in browser
+    mode). None means: go on over HTTP (the browser is missing, the document is not a web page, or
+    in auto mode the browser failed); `notes` then says why."""
+    try:
+        page = await render_page(ctx, url)
+        extracted = await asyncio.to_thread(
+            extract, page.html, content_type="text/html", charset="utf-8", url=page.final_url
+        )
+    except BrowserUnavailable as exc:
+        notes.append(
+            f"{why}, but {exc}: only the text sent without JavaScript was read"
+            if why
+            else f"{exc}: read over HTTP instead"
+        )
+        return None
+    except (RenderError, URLRefusedError, ExtractionError) as exc:
+        if why is None and not (isinstance(exc, RenderError) and exc.http_fallback):
+            raise  # browser mode: the browser's verdict is the answer
+        notes.append(
+            f"{why}, but the browser failed ({exc}): only the text sent without JavaScript was read"
+            if why
+            else f"{exc}: read over HTTP instead"
+        )
+        return None
+    how = f"loaded in the browser: {why}" if why else "loaded in the browser"
+    return Fetched(
+        url,
+        page.final_url,
+        page.html,
+        "text/html",
+        extracted,
+        page.truncated,
+        [*notes, how, *page.notes, *extracted.notes],
+    )
+
+
 async def _retrieve(
-    ctx: ActionContext, fetcher: Fetcher, ledger: Ledger, url: str
+    ctx: ActionContext, fetcher: Fetcher, ledger: Ledger, url: str, mode: Mode = "auto"
 ) -> Page | Fetched | Failure:
     reused = _reuse(ctx, ledger, url)
     if reused is not None:
         return reused
     notes: list[str] = []
     try:
+        if mode == "browser" and not url.startswith(CORPUS_SCHEME):
+            loaded = await _in_browser(ctx, url, notes, None)
+            if loaded is not None:
+                return loaded
         if url.startswith(CORPUS_SCHEME):
             if ctx.settings.corpus is None:
                 raise CorpusError(f"{url!r} is a local corpus document, but this run has no --corpus folder")
@@ -163,20 +213,32 @@ async def _retrieve(
                 notes.append(
                     f"cut at the download cap of {cap / 1_048_576:g} MB: the rest of the page is missing"
                 )
-        extracted = await asyncio.to_thread(
-            extract, body, content_type=content_type, charset=charset, url=final_url, truncated=truncated
-        )
-    except (URLRefusedError, FetchError, ExtractionError, CorpusError) as exc:
+        unreadable: ExtractionError | None = None
+        try:
+            extracted = await asyncio.to_thread(
+                extract, body, content_type=content_type, charset=charset, url=final_url, truncated=truncated
+            )
+        except ExtractionError as exc:  # an HTML shell without text may have text once scripts run
+            unreadable = exc
+        html = extracted.kind == "html" if unreadable is None else content_type in _HTML_TYPES
+        if mode == "auto" and html and not url.startswith(CORPUS_SCHEME):
+            why = js_reason(body, extracted.text if unreadable is None else "")
+            loaded = await _in_browser(ctx, url, notes, why) if why else None
+            if loaded is not None:
+                return loaded
+        if unreadable is not None:
+            raise ExtractionError("; ".join([str(unreadable), *notes]))
+    except (URLRefusedError, FetchError, ExtractionError, CorpusError, RenderError) as exc:
         return Failure(url, str(exc))
     return Fetched(url, final_url, body, content_type, extracted, truncated, notes + extracted.notes)
 
 
 async def _guarded(
-    ctx: ActionContext, fetcher: Fetcher, ledger: Ledger, url: str
+    ctx: ActionContext, fetcher: Fetcher, ledger: Ledger, url: str, mode: Mode = "auto"
 ) -> Page | Fetched | Failure:
     """One page's outcome; a bug on one page must not lose the others that were read."""
     try:
-        return await _retrieve(ctx, fetcher, ledger, url)
+        return await _retrieve(ctx, fetcher, ledger, url, mode)
     except Exception as exc:
         return Failure(url, f"unexpected {type(exc).__name__}: {exc}; try another source")
 
@@ -272,7 +334,9 @@ def _render(ctx: ActionContext, results: list[Page | Failure], goal: str | None)
 
 
 @action
-async def visit_url(ctx: ActionContext, url: str | list[str], goal: str | None = None) -> Observation:
+async def visit_url(
+    ctx: ActionContext, url: str | list[str], goal: str | None = None, mode: Mode = "auto"
+) -> Observation:
     """Read web pages (or PDFs, text and JSON files): give one URL or a list of up to 10, fetched at
     once. Each page is saved in full as sources/S<n>.md and gets a source id [S<n>] to cite. You see a
     short digest: title, outline and opening, or with a goal the passages that best match it; read
@@ -283,6 +347,9 @@ async def visit_url(ctx: ActionContext, url: str | list[str], goal: str | None =
             web_search results, including corpus: documents of a local corpus, work too.
         goal: optional: what you are looking for on the page(s), e.g. "battery energy density in
             2024"; the digest then shows the passages that best match it instead of the opening.
+        mode: "auto" (default): read over HTTP, and in a real browser when the page needs
+            JavaScript to show its text; "http": never the browser; "browser": always the browser
+            (pages built by scripts, content that appears only after scripts run).
     """
     urls = _url_list(url)
     if not urls:
@@ -295,7 +362,7 @@ async def visit_url(ctx: ActionContext, url: str | list[str], goal: str | None =
     goal = goal.strip() if goal and goal.strip() else None
     ledger = ledger_for(ctx)
     fetcher = fetcher_for(ctx)
-    outcomes = await asyncio.gather(*(_guarded(ctx, fetcher, ledger, u) for u in urls))
+    outcomes = await asyncio.gather(*(_guarded(ctx, fetcher, ledger, u, mode) for u in urls))
     # Recorded in the order the URLs were given, so new ids follow that order.
     results: list[Page | Failure] = []
     with ledger.batch():  # one ledger write for the whole call

@@ -1,0 +1,257 @@
+"""Shared pieces of the browser tests: a loopback web site whose routes a test sets, a fake
+internet for the URL policy, an ActionContext on a fresh workspace, and the skip marker.
+
+The fake internet: names ending in ".test" resolve to the public address PUBLIC_IP, and
+connections to PUBLIC_IP go to 127.0.0.1 on the same port. So a page served on loopback counts
+as public for the URL policy, while 127.0.0.1 itself, or a name resolving to 10.0.0.7, is private
+and refused — with private addresses NOT allowed, as in a default run. If the policy let a private
+request through, it would reach the loopback server and the test would see it there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import importlib.util
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpcore
+import httpx
+import pytest
+
+import agent_runtime  # noqa: F401  (the runtime package loads the actions first)
+from actions.browser.session import STATE_KEY as BROWSER_KEY
+from actions.browser.session import Browser, BrowserUnavailable, find_chromium
+from actions.web import close_web
+from actions.web.fetch import Fetcher
+from actions.web.visit import STATE_KEY as FETCHER_KEY
+from agent_runtime.config import Settings
+from agent_runtime.prompts import Prompts
+from agent_runtime.run import ActionContext
+from agent_runtime.run_state import EventLog, RunMeta
+from agent_runtime.testing import ScriptedModel, reply
+from agent_runtime.workspace import Workspace
+from sandbox.url_policy import PolicyTransport, URLPolicy
+
+PUBLIC_IP = "93.184.215.14"
+PRIVATE_NAME_IP = "10.0.0.7"
+
+
+def chromium_missing() -> str | None:
+    if importlib.util.find_spec("browser_use") is None:
+        return "the [browser] extra is not installed (pip install -e '.[test,browser]')"
+    try:
+        find_chromium(None)
+    except BrowserUnavailable:
+        return "Chromium is not installed (apt-get install chromium); CI installs it"
+    return None
+
+
+needs_chromium = pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or "")
+
+
+# --------------------------------------------------------------------------------------------------
+# A web site on 127.0.0.1
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Page:
+    body: bytes
+    status: int = 200
+    content_type: str = "text/html; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Site:
+    """Routes (path without query → Page, or a function of the full path) and every request seen."""
+
+    routes: dict[str, Page | Callable[[str], Page]] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+    connections: int = 0
+    port: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def url(self, path: str = "/", host: str = "site.test") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    @property
+    def untouched(self) -> bool:
+        return not self.requests and self.connections == 0
+
+
+def _serve(site: Site) -> tuple[http.server.ThreadingHTTPServer, threading.Thread]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            with site.lock:
+                site.requests.append(self.path)
+            found = site.routes.get(self.path.split("?", 1)[0])
+            page = found(self.path) if callable(found) else found
+            if page is None:
+                page = Page(b"<html><body><h1>Not found</h1></body></html>", status=404)
+            self.send_response(page.status)
+            self.send_header("Content-Type", page.content_type)
+            for name, value in page.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(page.body)))
+            self.end_headers()
+            self.wfile.write(page.body)
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 64
+
+        def verify_request(self, request: Any, client_address: Any) -> bool:
+            with site.lock:
+                site.connections += 1
+            return True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    site.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    return server, thread
+
+
+def site_factory() -> Iterator[Callable[[], Site]]:
+    """For a `make_site` fixture: start as many sites as a test needs; all stop when it ends.
+
+    @pytest.fixture
+    def make_site() -> Iterator[Callable[[], Site]]:
+        yield from site_factory()
+    """
+    started: list[tuple[http.server.ThreadingHTTPServer, threading.Thread]] = []
+
+    def factory() -> Site:
+        site = Site()
+        started.append(_serve(site))
+        return site
+
+    yield factory
+    for server, thread in started:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+# --------------------------------------------------------------------------------------------------
+# The fake internet
+# --------------------------------------------------------------------------------------------------
+
+
+async def fake_dns(host: str, port: int) -> Sequence[str]:
+    if host.endswith(".test") and not host.startswith("intranet."):
+        return [PUBLIC_IP]
+    if host.startswith("intranet."):
+        return [PRIVATE_NAME_IP]
+    raise OSError(f"no DNS in tests ({host})")
+
+
+@dataclass
+class FakeInternet:
+    """Connections to PUBLIC_IP go to 127.0.0.1 (same port); every attempt is recorded."""
+
+    attempts: list[tuple[str, int]] = field(default_factory=list)
+
+    async def connect(self, ip: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """For the browser's proxy."""
+        self.attempts.append((ip, port))
+        if ip != PUBLIC_IP:
+            raise OSError(f"no network in tests ({ip})")
+        return await asyncio.open_connection("127.0.0.1", port)
+
+    def backend(self) -> httpcore.AsyncNetworkBackend:
+        """For the HTTP fetcher."""
+        return _Backend(self)
+
+
+class _Backend(httpcore.AsyncNetworkBackend):
+    def __init__(self, internet: FakeInternet) -> None:
+        self.internet = internet
+        self.real = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        self.internet.attempts.append((host, port))
+        if host != PUBLIC_IP:
+            raise httpcore.ConnectError(f"no network in tests ({host})")
+        return await self.real.connect_tcp("127.0.0.1", port, timeout=timeout)
+
+    async def sleep(self, seconds: float) -> None:
+        await self.real.sleep(seconds)
+
+
+def fake_policy() -> URLPolicy:
+    return URLPolicy(resolver=fake_dns)  # private addresses NOT allowed
+
+
+def fake_browser(internet: FakeInternet, settings: Settings | None = None) -> Browser:
+    return Browser(settings or Settings(), policy=fake_policy(), connector=internet.connect)
+
+
+# --------------------------------------------------------------------------------------------------
+# Contexts
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Contexts:
+    """ActionContexts on fresh workspaces; `shared` (a browser several tests reuse) is put into
+    each one and taken out again before the context is closed, so closing does not end it."""
+
+    root: Path
+    shared: Browser | None = None
+    internet: FakeInternet | None = None
+    made: list[ActionContext] = field(default_factory=list)
+
+    def __call__(self, **settings: Any) -> ActionContext:
+        workspace = Workspace(self.root / f"ws{len(self.made)}")
+        workspace.create("Test research", None)
+        ctx = ActionContext(
+            workspace,
+            Settings(**settings),
+            ScriptedModel(lambda messages, tools: reply()),
+            EventLog(workspace.events_file),
+            RunMeta(title="Test research"),
+            Prompts(None),
+        )
+        if self.shared is not None:
+            ctx.state[BROWSER_KEY] = self.shared
+        if self.internet is not None:
+            policy = fake_policy()
+            client = httpx.AsyncClient(
+                transport=PolicyTransport(policy, network=self.internet.backend()),
+                follow_redirects=False,
+                trust_env=False,
+                timeout=10,
+            )
+            ctx.state[FETCHER_KEY] = Fetcher(policy, client=client)
+        self.made.append(ctx)
+        return ctx
+
+    async def close(self) -> None:
+        for ctx in self.made:
+            if self.shared is not None and ctx.state.get(BROWSER_KEY) is self.shared:
+                del ctx.state[BROWSER_KEY]
+            await close_web(ctx)
+            ctx.events.close()
+
+
+def html(body: str, title: str = "Test page", head: str = "") -> bytes:
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{head}</head><body>{body}</body></html>".encode()
