@@ -205,24 +205,31 @@ class PolicyProxy:
                 last = exc
         raise OSError(f"could not connect to {host}:{port} ({last or 'no address'})")
 
-    async def _tunnel(self, target: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """CONNECT host:port (HTTPS and WebSockets): check, connect, then relay bytes both ways."""
+    async def _connect_checked(
+        self, url_text: str, target: str, default_port: int, writer: asyncio.StreamWriter
+    ) -> tuple[httpx.URL, tuple[asyncio.StreamReader, asyncio.StreamWriter]] | None:
+        """Check `url_text` against the policy and connect to the checked address; on a refusal or
+        a failed connection, answer the browser (403 / 502), record it, and return None."""
         try:
-            url = self._check(f"https://{target}/")
-            upstream = await self._open(url.host, url.port or 443)
+            url = self._check(url_text)
+            return url, await self._open(url.host, url.port or default_port)
         except _Background as exc:
             self._block(target, str(exc), "background")
             await _respond(writer, 403, "Forbidden", str(exc))
-            return
         except URLRefusedError as exc:
             self._block(target, str(exc), "refused")
             await _respond(writer, 403, "Forbidden", str(exc), refused=True)
-            return
         except OSError as exc:
             self._block(target, f"could not connect to {target}: {exc}", "unreachable")
             await _respond(writer, 502, "Bad Gateway", f"could not connect to {target}: {exc}")
+        return None
+
+    async def _tunnel(self, target: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """CONNECT host:port (HTTPS and WebSockets): check, connect, then relay bytes both ways."""
+        connected = await self._connect_checked(f"https://{target}/", target, 443, writer)
+        if connected is None:
             return
-        up_reader, up_writer = upstream
+        _, (up_reader, up_writer) = connected
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await writer.drain()
         await _relay(reader, writer, up_reader, up_writer)
@@ -241,22 +248,10 @@ class PolicyProxy:
         if not target.lower().startswith("http://"):
             await _respond(writer, 400, "Bad Request", "only proxy requests (http://host/path) are served")
             return
-        try:
-            url = self._check(target)
-            upstream = await self._open(url.host, url.port or 80)
-        except _Background as exc:
-            self._block(target, str(exc), "background")
-            await _respond(writer, 403, "Forbidden", str(exc))
+        connected = await self._connect_checked(target, target, 80, writer)
+        if connected is None:
             return
-        except URLRefusedError as exc:
-            self._block(target, str(exc), "refused")
-            await _respond(writer, 403, "Forbidden", str(exc), refused=True)
-            return
-        except OSError as exc:
-            self._block(target, f"could not connect to {url.host}: {exc}", "unreachable")
-            await _respond(writer, 502, "Bad Gateway", f"could not connect to {url.host}: {exc}")
-            return
-        up_reader, up_writer = upstream
+        url, (up_reader, up_writer) = connected
         try:
             path = url.raw_path.decode("ascii") or "/"
             kept = [line for line in header_lines if line and _name(line) not in _HOP_BY_HOP]
