@@ -75,6 +75,15 @@ PROVIDERS: dict[str, str | None] = {
     "local": None,
 }
 
+# Providers built from their environment variable's value and the run's HTTP client.
+_FROM_ENVIRONMENT: dict[str, Callable[[str, httpx.AsyncClient], SearchProvider]] = {
+    "tavily": TavilyProvider,
+    "serper": SerperProvider,
+    "brave": BraveProvider,
+    "jina": JinaProvider,
+    "searxng": SearxngProvider,
+}
+
 
 # --------------------------------------------------------------------------------------------------
 # Configuration
@@ -131,18 +140,11 @@ def build_providers(
     check_search_settings(settings, env)
     providers: list[SearchProvider] = []
     for name in provider_names(settings.search):
+        variable = PROVIDERS[name]
         if name == "duckduckgo":
             providers.append(DuckDuckGoProvider())
-        elif name == "tavily":
-            providers.append(TavilyProvider(env["TAVILY_API_KEY"].strip(), client))
-        elif name == "serper":
-            providers.append(SerperProvider(env["SERPER_API_KEY"].strip(), client))
-        elif name == "brave":
-            providers.append(BraveProvider(env["BRAVE_API_KEY"].strip(), client))
-        elif name == "jina":
-            providers.append(JinaProvider(env["JINA_API_KEY"].strip(), client))
-        elif name == "searxng":
-            providers.append(SearxngProvider(env["SEARXNG_URL"].strip(), client))
+        elif variable is not None:  # a key (or SearXNG's address) from the environment
+            providers.append(_FROM_ENVIRONMENT[name](env[variable].strip(), client))
         elif name == "local":
             assert settings.corpus is not None
             corpus = settings.corpus.expanduser()

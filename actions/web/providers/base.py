@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from html import unescape
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import httpx
 
@@ -39,6 +39,19 @@ class SearchProvider(Protocol):
     name: str
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]: ...
+
+
+class KeyedProvider:
+    """A search API reached with one key through the run's shared HTTP client. Subclasses set
+    `name` and `ENDPOINT`; tests pass another endpoint."""
+
+    name: str
+    ENDPOINT: ClassVar[str]
+
+    def __init__(self, api_key: str, client: httpx.AsyncClient, endpoint: str | None = None) -> None:
+        self.api_key = api_key
+        self.client = client
+        self.endpoint = endpoint or self.ENDPOINT
 
 
 def _retry_after(value: str | None) -> float | None:

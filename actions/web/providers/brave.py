@@ -3,21 +3,14 @@ X-Subscription-Token header; at most 20 results a request."""
 
 from __future__ import annotations
 
-import httpx
+from actions.web.providers.base import KeyedProvider, SearchError, SearchResult, json_of, results_from, send
 
-from actions.web.providers.base import SearchError, SearchResult, json_of, results_from, send
-
-ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 MAX_COUNT = 20
 
 
-class BraveProvider:
+class BraveProvider(KeyedProvider):
     name = "brave"
-
-    def __init__(self, api_key: str, client: httpx.AsyncClient, endpoint: str = ENDPOINT) -> None:
-        self.api_key = api_key
-        self.client = client
-        self.endpoint = endpoint
+    ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         response = await send(

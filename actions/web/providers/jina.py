@@ -3,20 +3,12 @@ no-content` asks for titles, URLs and descriptions only (page text comes from vi
 
 from __future__ import annotations
 
-import httpx
-
-from actions.web.providers.base import SearchError, SearchResult, json_of, results_from, send
-
-ENDPOINT = "https://s.jina.ai/"
+from actions.web.providers.base import KeyedProvider, SearchError, SearchResult, json_of, results_from, send
 
 
-class JinaProvider:
+class JinaProvider(KeyedProvider):
     name = "jina"
-
-    def __init__(self, api_key: str, client: httpx.AsyncClient, endpoint: str = ENDPOINT) -> None:
-        self.api_key = api_key
-        self.client = client
-        self.endpoint = endpoint
+    ENDPOINT = "https://s.jina.ai/"
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         response = await send(

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import httpx
-
-from actions.web.providers.base import SearchError, SearchResult, json_of, results_from, send
-
-ENDPOINT = "https://google.serper.dev/search"
+from actions.web.providers.base import KeyedProvider, SearchError, SearchResult, json_of, results_from, send
 
 
-class SerperProvider:
+class SerperProvider(KeyedProvider):
     name = "serper"
-
-    def __init__(self, api_key: str, client: httpx.AsyncClient, endpoint: str = ENDPOINT) -> None:
-        self.api_key = api_key
-        self.client = client
-        self.endpoint = endpoint
+    ENDPOINT = "https://google.serper.dev/search"
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         response = await send(
