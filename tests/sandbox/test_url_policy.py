@@ -8,7 +8,7 @@ import http.server
 import ipaddress
 import socket
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ from sandbox.url_policy import (
     make_client,
     parse_ip_host,
 )
+from tests.network_doubles import RecordingNetwork
 
 ADVICE = "only public internet addresses may be fetched"
 FLAG = "--allow-private-urls"
@@ -646,32 +647,6 @@ async def test_make_client_does_not_follow_redirects(
 # --------------------------------------------------------------------------------------------------
 # Connect time: DNS rebinding and redirects to private addresses
 # --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class RecordingNetwork(httpcore.AsyncNetworkBackend):
-    """The network under the policy backend: records where connections go. Addresses listed in
-    `reroute` are "public hosts" played by a local server; other connections fail (no internet)."""
-
-    reroute: dict[str, int] = field(default_factory=dict)
-    attempts: list[tuple[str, int]] = field(default_factory=list)
-    real: httpcore.AsyncNetworkBackend = field(default_factory=httpcore.AnyIOBackend)
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.attempts.append((host, port))
-        if host in self.reroute:
-            return await self.real.connect_tcp("127.0.0.1", self.reroute[host], timeout=timeout)
-        raise httpcore.ConnectError(f"no network in tests ({host})")
-
-    async def sleep(self, seconds: float) -> None:
-        await self.real.sleep(seconds)
 
 
 async def test_dns_rebinding_the_connection_uses_the_address_that_was_checked() -> None:

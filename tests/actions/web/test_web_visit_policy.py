@@ -3,10 +3,8 @@ observation, and the server the URL points at receives no request, not even a co
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-import httpcore
 import httpx
 import pytest
 from conftest import ContextFactory, Route, WebServer
@@ -17,6 +15,7 @@ from actions.web.visit import visit_url
 from agent_runtime.ledger import Ledger
 from agent_runtime.run import ActionContext
 from sandbox.url_policy import PolicyTransport, URLPolicy
+from tests.network_doubles import RecordingNetwork
 
 ADVICE = "only public internet addresses may be fetched (a person can allow private addresses with --allow-private-urls)"
 
@@ -98,32 +97,7 @@ async def test_other_schemes_and_credentials_are_refused_even_with_private_urls_
 # --------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class FakeInternet(httpcore.AsyncNetworkBackend):
-    """Connections to the listed public addresses go to local servers; any other fails."""
-
-    reroute: dict[str, int] = field(default_factory=dict)
-    attempts: list[tuple[str, int]] = field(default_factory=list)
-    real: httpcore.AsyncNetworkBackend = field(default_factory=httpcore.AnyIOBackend)
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.attempts.append((host, port))
-        if host in self.reroute:
-            return await self.real.connect_tcp("127.0.0.1", self.reroute[host], timeout=timeout)
-        raise httpcore.ConnectError(f"no network in tests ({host})")
-
-    async def sleep(self, seconds: float) -> None:
-        await self.real.sleep(seconds)
-
-
-def use_fake_dns(ctx: ActionContext, answers: dict[str, Sequence[str]], network: FakeInternet) -> None:
+def use_fake_dns(ctx: ActionContext, answers: dict[str, Sequence[str]], network: RecordingNetwork) -> None:
     async def resolve(host: str, port: int) -> Sequence[str]:
         return answers[host]
 
@@ -138,7 +112,7 @@ async def test_a_public_name_that_resolves_to_a_private_address_is_refused(
     web_server: WebServer, make_ctx: ContextFactory
 ) -> None:
     ctx = make_ctx()
-    network = FakeInternet()
+    network = RecordingNetwork()
     use_fake_dns(ctx, {"intranet.example": ["10.0.0.7"], "sneaky.example": ["127.0.0.1"]}, network)
 
     first = await visit(ctx, "http://intranet.example/wiki")
@@ -160,7 +134,7 @@ async def test_a_redirect_from_a_public_url_to_a_private_one_is_refused(
     )
     second_server.routes["/admin"] = Route(body=b"<html><body>router admin</body></html>")
     ctx = make_ctx()
-    network = FakeInternet(reroute={"93.184.215.14": web_server.port})
+    network = RecordingNetwork(reroute={"93.184.215.14": web_server.port})
     use_fake_dns(ctx, {"news.example": ["93.184.215.14"]}, network)
 
     text = await visit(ctx, f"http://news.example:{web_server.port}/story")
@@ -180,7 +154,7 @@ async def test_a_public_page_is_fetched_through_the_same_fetcher(
         body=b"<html><head><title>Public story</title></head><body><p>Hello</p></body></html>"
     )
     ctx = make_ctx()
-    network = FakeInternet(reroute={"93.184.215.14": web_server.port})
+    network = RecordingNetwork(reroute={"93.184.215.14": web_server.port})
     use_fake_dns(ctx, {"news.example": ["93.184.215.14"]}, network)
 
     obs = await visit_url.run(ctx, {"url": f"http://news.example:{web_server.port}/story"})
