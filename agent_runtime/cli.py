@@ -1,4 +1,4 @@
-"""`deep-researcher run | resume | inspect | check`.
+"""`deep-researcher run | resume | inspect | check | view | export`.
 
 Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
 (resumable). Every failure a user can cause ends in one short message, never a traceback.
@@ -47,6 +47,7 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     add("--search", help="search provider (default duckduckgo)")
     add("--corpus", type=Path, help="folder of documents for the local search provider")
     add("--file-model", help="a cheaper model for the File micro agent")
+    add("--parallel", type=int, help="actions of one reply run at once (default 4; 1 runs them in turn)")
     add("--prompts", type=Path, help="folder of prompt templates overriding the shipped ones")
     add("--allow-private-urls", action="store_true", default=None, help="allow intranet/loopback URLs")
     add("--language", help="language of the notes and report: zh, en, … (default: that of the title)")
@@ -108,12 +109,25 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="prove in seconds that the endpoint, tool calling, search and Chromium work"
     )
     _add_run_flags(check)
+    view = commands.add_parser("view", help="watch and steer runs in a local web page (127.0.0.1, behind a token)")
+    view.add_argument(
+        "folder", type=Path, nargs="?", default=Path("."),
+        help="a workspace, or a folder of workspaces (default: the current folder)",
+    )  # fmt: skip
+    view.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 picks a free one)")
+    _add_debug(view)
+    export = commands.add_parser("export", help="the report as a self-contained HTML, DOCX or PDF file")
+    export.add_argument("workspace", type=Path)
+    export.add_argument("--format", required=True, choices=["html", "docx", "pdf"], dest="format")
+    export.add_argument("--output", type=Path, help="the file to write (default: WORKSPACE/report.FORMAT)")
+    export.add_argument("--browser-path", type=Path, help="Chromium executable for PDF (default: on PATH)")
+    _add_debug(export)
     return parser
 
 
 _SETTING_FLAGS = (
     "model", "base_url", "api_key", "max_steps", "max_tokens", "max_cost", "max_time", "context_window",
-    "tool_mode", "search", "corpus", "file_model", "prompts", "allow_private_urls", "quiet", "browser_path",
+    "tool_mode", "search", "corpus", "file_model", "parallel", "prompts", "allow_private_urls", "quiet", "browser_path",
     "language",
     "verify_citations",
 )  # fmt: skip
@@ -197,6 +211,16 @@ def _command(args: argparse.Namespace) -> int:
         return inspect_workspace(args.workspace, as_json=args.json)
     if args.command == "check":
         return _check(args)
+    if args.command == "view":
+        from agent_runtime.view import serve
+
+        return serve(args.folder, port=args.port)
+    if args.command == "export":
+        from agent_runtime.export import export_report
+
+        written = export_report(args.workspace, args.format, output=args.output, browser_path=args.browser_path)
+        print(f"Exported: {written}")
+        return 0
     from agent_runtime.live import attach_live_view
 
     researcher = _build(args)

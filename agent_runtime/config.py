@@ -74,6 +74,12 @@ class Settings(BaseModel):
     file_model: str | None = None
     file_max_steps: int = Field(default=10, ge=1)
 
+    # Concurrency: the calls of one reply that can run together do, this many at a time at most
+    # (searches, visits, file operations on different files, research tasks).
+    parallel: int = Field(default=4, ge=1, le=32, description="actions of one reply run at once")
+    # The Research micro agent (research_task): its step limit for depth "quick", "standard", "deep".
+    research_steps: dict[str, int] = Field(default_factory=lambda: {"quick": 6, "standard": 12, "deep": 24})
+
     # Web research (used by the web actions).
     search: str = "duckduckgo"
     corpus: Path | None = None
