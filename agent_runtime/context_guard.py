@@ -63,6 +63,16 @@ class History:
         self.entries: list[Entry] = []
         self.refresh()
 
+    def replace_base(self, base: list[Message]) -> None:
+        """New base messages (edited dashboards) under the same steps: the work since the last
+        reset is kept."""
+        shift = len(base) - self.base_length
+        self.messages[: self.base_length] = base
+        self.base_length = len(base)
+        for entry in self.entries:
+            entry.index += shift
+        self.refresh()
+
     def refresh(self) -> None:
         """Recount after messages were changed in place (compaction)."""
         self._raw = [raw_message_tokens(m) for m in self.messages]

@@ -64,6 +64,10 @@ class AgentSpec:
     # The call the agent's method needs next (name, arguments), shown as an example to a model
     # that keeps replying without an action.
     next_action: Callable[[], tuple[str, dict[str, Any]]] | None = None
+    # A note when files shown in the base messages were changed from outside since they were read
+    # (a person edited a dashboard while the agent works): the base is then rebuilt from them, the
+    # steps after it kept, and the note goes into the next request.
+    base_changed: Callable[[], str | None] | None = None
 
 
 @dataclass
@@ -165,6 +169,9 @@ class AgentLoop:
 
     async def _prepare_request(self, step: int) -> tuple[list[Message], float]:
         self._apply_learned_window()  # another agent of the same model may have learned it
+        if self.spec.base_changed is not None and (note := self.spec.base_changed()):
+            self.history.replace_base(self.spec.base_messages())
+            self.pending_notes.append(note)
         status_parts = self.spec.status() if self.spec.status is not None else []
         status_parts += self.pending_notes
         self._sent_notes, self.pending_notes = self.pending_notes, []

@@ -225,8 +225,8 @@ class Researcher:
         """[system, dashboards] (+ the resume note, once): the whole history after every reset."""
         dashboards = self.prompts.render(
             "dashboards.j2",
-            overall=self.workspace.read_text(OVERALL_DASHBOARD).strip(),
-            current=self.workspace.read_text(CURRENT_DASHBOARD).strip(),
+            overall=self.workspace.read_dashboard(OVERALL_DASHBOARD).strip(),
+            current=self.workspace.read_dashboard(CURRENT_DASHBOARD).strip(),
         )
         messages = [system(self._system_prompt), user(dashboards)]
         if self._resume_note:
@@ -248,7 +248,17 @@ class Researcher:
             status=self._status,
             compress=self.settings.compression,
             next_action=self._next_action,
+            base_changed=self._dashboards_edited,
         )
+
+    def _dashboards_edited(self) -> str | None:
+        """A person edited a dashboard while the run works (in the live view or any editor): the
+        agent continues from the edited text, and is told so."""
+        edited = self.workspace.edited_dashboards()
+        if not edited:
+            return None
+        self.events.append("dashboard_edited", step=self.meta.totals.steps + 1, files=edited)
+        return self.prompts.render("note_dashboard_edited.j2", files=edited)
 
     def _status(self) -> list[str]:
         """The run's figures for the last message of each request, and the nudge to finish."""

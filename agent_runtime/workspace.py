@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import os
 import re
 import unicodedata
@@ -113,9 +114,16 @@ class RunLock:
             self._fd = None
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).expanduser().resolve()
+        # The digest of each dashboard as the runtime last wrote it or read it into the context: a
+        # file that no longer matches was edited from outside (a person steering the run).
+        self._dashboard_digests: dict[str, str] = {}
 
     # -- locations ---------------------------------------------------------------------------
     @property
@@ -234,6 +242,22 @@ class Workspace:
             raise ValueError(f"not a dashboard: {name}")
         text = content if content.endswith("\n") else content + "\n"
         atomic_write_text(self.root / name, text)
+        self._dashboard_digests[name] = _digest(text)
+
+    def read_dashboard(self, name: str) -> str:
+        """A dashboard's text as it goes into the context; remembered, so an edit made after it
+        by someone else is noticed (`edited_dashboards`)."""
+        text = self.read_text(name)
+        self._dashboard_digests[name] = _digest(text)
+        return text
+
+    def edited_dashboards(self) -> list[str]:
+        """The dashboards whose file changed since the runtime last wrote or read it."""
+        return [
+            name
+            for name, digest in self._dashboard_digests.items()
+            if _digest(self.read_text(name)) != digest
+        ]
 
     def title_from_dashboard(self) -> tuple[str, str | None]:
         """Title and purpose recovered from the overall dashboard (for a resume without run.json)."""
