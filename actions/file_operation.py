@@ -11,17 +11,19 @@ calls count against the run's budgets and its streams outlive one operation.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from actions.files import file_actions
-from actions.files.write import attached_text
+from actions.files.write import AttachedText
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError, DeepResearcherError, StorageError
 from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.messages import Message, system, user
 from agent_runtime.model import Model, build_model
-from agent_runtime.registry import ActionSet, Observation, action
+from agent_runtime.registry import ANYTHING, ActionSet, Observation, action
 from sandbox import atomic_write_text
 
 AGENT = "file"
@@ -148,7 +150,23 @@ def _why(outcome: Outcome, steps: int) -> str:
     return f"The File agent was stopped by the run's budget ({outcome.reason})."
 
 
-@action
+# A file named in a description: a relative path with an extension, or a Notebook/ path. Word
+# characters include CJK, so 笔记/成本.md counts.
+_NAMED_FILE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,6}(?![\w/])|Notebook/[\w./-]+")
+
+
+def files_named(arguments: dict[str, Any]) -> frozenset[str]:
+    """The files an operation names, for running two operations on one file in their order; an
+    operation that names none may touch any (it waits for the file operations before it)."""
+    description = str(arguments.get("operation_description") or "")
+    named = {
+        unicodedata.normalize("NFC", match.group(0)).removeprefix("./").casefold()
+        for match in _NAMED_FILE.finditer(description)
+    }
+    return frozenset(named) if named else frozenset({ANYTHING})
+
+
+@action(concurrent=True, conflicts=files_named)
 async def file_operation(
     ctx: ActionContext, operation_description: str, content: str | None = None
 ) -> str | Observation:
@@ -190,16 +208,14 @@ async def file_operation(
         finish_action="finish",
     )
     loop = AgentLoop(spec, file_ctx)
-    attachment = attached_text(ctx)
-    attachment.text = content
+    # The attachment belongs to this operation only: another may run at the same time.
+    file_ctx.services.provide(AttachedText, AttachedText(content))
     try:
         outcome = await loop.run()
     except StorageError:  # a full or read-only disk stops the run, not just this operation
         raise
     except DeepResearcherError as exc:
         raise ActionError(_unfinished(f"the File agent stopped: {exc}", actions.trail)) from None
-    finally:
-        attachment.text = None
     ctx.events.append(
         "agent_ended",
         step=ctx.step,

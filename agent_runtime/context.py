@@ -54,9 +54,12 @@ class ActionContext:
 
     def for_agent(self, agent: str, model: Model) -> ActionContext:
         """The same run (workspace, events, totals, services) for a delegated micro agent with its
-        own model and its own step count."""
+        own model and its own step count, and its own layer of services (`Services.scoped`)."""
         self.save()  # the totals are current, so the new context's clock continues from them
-        return dataclasses.replace(self, agent=agent, model=model, step=self.step, _started=time.monotonic())
+        return dataclasses.replace(
+            self, agent=agent, model=model, step=self.step, services=self.services.scoped(),
+            _started=time.monotonic(),
+        )  # fmt: skip
 
     # -- accounting --------------------------------------------------------------------------
     def elapsed(self) -> float:

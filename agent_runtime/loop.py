@@ -22,7 +22,7 @@ from agent_runtime.context_guard import ContextGuard, Entry, History, observatio
 from agent_runtime.errors import ContextOverflowError
 from agent_runtime.messages import Message, user
 from agent_runtime.model import Model, OpenAIModel
-from agent_runtime.registry import ActionSet, Observation
+from agent_runtime.registry import ANYTHING, ActionSet, Observation
 from agent_runtime.repeats import NUDGE_AT, RepeatWatch
 from agent_runtime.replies import (
     ModelReply,
@@ -92,6 +92,10 @@ def _short_arguments(call: ToolCall) -> dict[str, object]:
             value = value[:300] + "…"
         short[key[:100]] = value
     return short
+
+
+def _overlap(first: frozenset[str], second: frozenset[str]) -> bool:
+    return bool(first & second) or (ANYTHING in first and bool(second)) or (ANYTHING in second and bool(first))
 
 
 class AgentLoop:
@@ -374,13 +378,13 @@ class AgentLoop:
             self._last_reply_had_calls = False
             return self._check_reply(usable=False)
         self._last_reply_had_calls = True
+        calls = self._up_to_finish(reply.calls)
+        observations = await self._run_calls(calls, step)
         reset_base: list[Message] | None = None
         after_reset: list[str] = []
-        failed = False
-        for call in reply.calls:
-            observation = await self._run_call(call, step, blocked=failed and call.name == spec.finish_action)
-            failed = failed or observation.error
-            text = self._bounded(observation.text, step, call.name)
+        # The observations enter the history in the order of the calls, whatever order they ran in.
+        for index, (call, observation) in enumerate(zip(calls, observations, strict=True)):
+            text = self._bounded(observation.text, step, call.name, index)
             if observation.finished:
                 return Outcome("finished", result=observation.result)
             if observation.reset_context and spec.compress:
@@ -406,12 +410,72 @@ class AgentLoop:
             usable=any(not c.error and c.name in self._action_names for c in reply.calls)
         )
 
-    async def _run_call(self, call: ToolCall, step: int, blocked: bool = False) -> Observation:
+    def _up_to_finish(self, calls: list[ToolCall]) -> list[ToolCall]:
+        """The calls that may run: a call after the finishing action would act on a finished run."""
+        for index, call in enumerate(calls):
+            if call.name == self.spec.finish_action:
+                return calls[: index + 1]
+        return calls
+
+    async def _run_calls(self, calls: list[ToolCall], step: int) -> list[Observation]:
+        """First the calls that may run together do (at most `parallel` at a time; two touching
+        the same file in their order), then the others, alone, in the order of the calls: a
+        dashboard update or the finishing action sees everything the reply's searches brought."""
+        done: list[Observation | None] = [None] * len(calls)
+        together = [index for index, call in enumerate(calls) if self._concurrent(call)]
+        if self.ctx.settings.parallel > 1 and len(together) > 1:
+            await self._run_together(calls, together, step, done)
+        for index, call in enumerate(calls):
+            if done[index] is None:
+                failed = any(o is not None and o.error for o in done[:index])
+                blocked = failed and call.name == self.spec.finish_action
+                done[index] = await self._run_call(call, step, blocked=blocked)
+        return [observation for observation in done if observation is not None]
+
+    def _concurrent(self, call: ToolCall) -> bool:
+        found = self.spec.actions.actions.get(call.name)
+        return call.error is None and found is not None and found.concurrent
+
+    async def _run_together(
+        self, calls: list[ToolCall], indices: list[int], step: int, done: list[Observation | None]
+    ) -> None:
+        limit = asyncio.Semaphore(self.ctx.settings.parallel)
+        keys = {
+            i: self.spec.actions.actions[calls[i].name].conflict_keys(calls[i].arguments) for i in indices
+        }
+        started: dict[int, asyncio.Task[None]] = {}
+
+        async def run(index: int, after: list[asyncio.Task[None]]) -> None:
+            if after:
+                await asyncio.wait(after)  # an earlier call on the same file ends first
+            async with limit:
+                # A budget spent by the calls running beside this one: no new work starts, the
+                # running work ends as it would.
+                spent = self.ctx.spent_budget()
+                late = spent is not None and spent.kind != "max_steps"
+                done[index] = await self._run_call(calls[index], step, budget=spent if late else None)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for i in indices:
+                    after = [task for j, task in started.items() if _overlap(keys[i], keys[j])]
+                    started[i] = group.create_task(run(i, after))
+        except BaseExceptionGroup as failure:  # a full disk, a bug: as if the calls ran in turn
+            raise failure.exceptions[0] from None
+
+    async def _run_call(
+        self, call: ToolCall, step: int, blocked: bool = False, budget: BudgetStop | None = None
+    ) -> Observation:
         started = time.monotonic()
         if blocked:
             observation = Observation(
                 f"{call.name} was not run: an action before it in this reply failed (see its error). "
                 f"Fix that first; call {call.name} again once it has worked.",
+                error=True,
+            )
+        elif budget is not None:
+            observation = Observation(
+                f"{call.name} was not run: the run's budget was spent by the actions before it ({budget}).",
                 error=True,
             )
         elif call.error:
@@ -434,7 +498,7 @@ class AgentLoop:
         )
         return observation
 
-    def _bounded(self, text: str, step: int, action: str) -> str:
+    def _bounded(self, text: str, step: int, action: str, index: int = 0) -> str:
         """Nothing large enters the context: a long observation is cut and its full text saved.
         It is cleaned like model text: an action may echo what the model sent, or read a page
         that holds anything."""
@@ -442,7 +506,12 @@ class AgentLoop:
         limit = self.ctx.settings.max_observation_chars
         if len(text) <= limit:
             return text
-        path = observation_file(self.ctx.workspace, f"step-{step:05d}", self.spec.name, action)
+        name = action if index == 0 else f"{action}-{index + 1}"  # two visits in one reply: two files
+        path = observation_file(self.ctx.workspace, f"step-{step:05d}", self.spec.name, name)
+        copy = 1
+        while path.exists():  # a micro agent counts its steps from 1 each time: never overwrite
+            copy += 1
+            path = observation_file(self.ctx.workspace, f"step-{step:05d}", self.spec.name, name, copy)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, text, durable=False)
         return text[:limit] + (

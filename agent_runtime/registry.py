@@ -42,6 +42,10 @@ class Observation:
 
 
 ActionFunction = Callable[..., Awaitable["Observation | str"]]
+# What a call touches (the files it changes): concurrent calls of one reply sharing a key run in
+# the order the model gave them. "*" stands for anything (a call that names no file).
+ConflictKeys = Callable[[dict[str, Any]], frozenset[str]]
+ANYTHING = "*"
 
 _ARGS_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.MULTILINE)
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)\s*(?:\([^)]*\))?:\s*(.*)$")
@@ -81,6 +85,19 @@ class Action:
     params: type[BaseModel]
     function: ActionFunction
     takes_context: bool
+    # True: may run at the same time as the other concurrent calls of its reply (searches, visits,
+    # delegated tasks). False: runs alone, after them, in the order of the calls (dashboard updates,
+    # all_finished, anything that changes what the others see).
+    concurrent: bool = False
+    conflicts: ConflictKeys | None = None
+
+    def conflict_keys(self, arguments: dict[str, Any]) -> frozenset[str]:
+        if self.conflicts is None:
+            return frozenset()
+        try:
+            return self.conflicts(arguments)
+        except Exception:  # the arguments are the model's: unreadable ones conflict with everything
+            return frozenset({ANYTHING})
 
     def schema(self) -> ToolSchema:
         parameters = _strip_titles(self.params.model_json_schema())
@@ -134,13 +151,24 @@ class Action:
 @overload
 def action(function: ActionFunction, *, name: str | None = None) -> Action: ...
 @overload
-def action(function: None = None, *, name: str | None = None) -> Callable[[ActionFunction], Action]: ...
 def action(
-    function: ActionFunction | None = None, *, name: str | None = None
+    function: None = None,
+    *,
+    name: str | None = None,
+    concurrent: bool = False,
+    conflicts: ConflictKeys | None = None,
+) -> Callable[[ActionFunction], Action]: ...
+def action(
+    function: ActionFunction | None = None,
+    *,
+    name: str | None = None,
+    concurrent: bool = False,
+    conflicts: ConflictKeys | None = None,
 ) -> Action | Callable[[ActionFunction], Action]:
     """Decorator: turn a typed async function with a docstring into an `Action`. Its first
     parameter, when annotated `ActionContext`, receives the run's context; the others become the
-    tool's arguments."""
+    tool's arguments. `concurrent=True` lets the calls of one reply run together (`conflicts` names
+    what a call touches, so two calls on one file keep their order)."""
 
     def build(fn: ActionFunction) -> Action:
         if not inspect.iscoroutinefunction(fn):
@@ -157,7 +185,7 @@ def action(
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[pname] = (annotation, PydanticField(default, description=param_docs.get(pname)))
         params = create_model(f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-        return Action(name or fn.__name__, description, params, fn, takes_context)
+        return Action(name or fn.__name__, description, params, fn, takes_context, concurrent, conflicts)
 
     return build(function) if function is not None else build
 

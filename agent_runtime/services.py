@@ -26,15 +26,26 @@ class _Closable(Protocol):
 
 
 class Services:
-    def __init__(self) -> None:
+    def __init__(self, parent: Services | None = None) -> None:
         self._made: dict[type, object] = {}
-        self._closing = contextlib.AsyncExitStack()
+        self._parent = parent
+        self._closing: contextlib.AsyncExitStack = (
+            parent._closing if parent is not None else contextlib.AsyncExitStack()
+        )
+
+    def scoped(self) -> Services:
+        """A layer for one delegated task (a File operation, a research task): what it `provide`s
+        is its own (the text attached to this operation, while another runs at the same time);
+        everything else is the run's, made in the run's layer."""
+        return Services(self)
 
     def get(self, kind: type[T], make: Callable[[], T]) -> T:
         """The run's `kind`, made by `make()` the first time it is asked for."""
-        if kind not in self._made:
-            return self.provide(kind, make())
-        return cast(T, self._made[kind])
+        if kind in self._made:
+            return cast(T, self._made[kind])
+        if self._parent is not None:
+            return self._parent.get(kind, make)
+        return self.provide(kind, make())
 
     def provide(self, kind: type[T], service: T, *, close: bool = True) -> T:
         """Make `service` the run's `kind` (made elsewhere: a test's double, a browser shared by
@@ -46,10 +57,14 @@ class Services:
 
     def peek(self, kind: type[T]) -> T | None:
         """The run's `kind` if it was made, else None (nothing is made)."""
-        return cast("T | None", self._made.get(kind))
+        if kind in self._made:
+            return cast(T, self._made[kind])
+        return self._parent.peek(kind) if self._parent is not None else None
 
     async def aclose(self) -> None:
         """Close every service that can be closed, newest first; the run can make them again after."""
+        if self._parent is not None:
+            raise RuntimeError("a scoped layer is closed with the run's services")
         self._made.clear()
         closing, self._closing = self._closing, contextlib.AsyncExitStack()
         await closing.aclose()

@@ -8,11 +8,12 @@ a few megabytes of memory at most.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import os
 import stat
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -54,6 +55,28 @@ def file_policy(ctx: ActionContext) -> PathPolicy:
     """The File agent's view of the workspace: everything readable, the dashboards, sources/ and
     the runtime's files read-only, and .trash/ out of listings and searches."""
     return PathPolicy(ctx.workspace.root, read_only=READ_ONLY, hidden=(TRASH,))
+
+
+@dataclass
+class FileLocks:
+    """One lock per file, for the run: File operations running at the same time (the calls of one
+    reply run together) never interleave their changes to one file."""
+
+    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+
+    def of(self, key: str) -> asyncio.Lock:
+        return self._locks.setdefault(key, asyncio.Lock())
+
+
+async def change_file(ctx: ActionContext, file_path: str, change: Callable[[], str]) -> str:
+    """Run `change` (a read-modify-write of `file_path`) holding that file's lock, in a worker
+    thread: a large file's rewrite does not hold up the agents working beside it."""
+    try:
+        key = str(file_policy(ctx).check_writable(file_path))
+    except SandboxError:
+        return change()  # refused: the change raises the policy's own message
+    async with ctx.services.get(FileLocks, FileLocks).of(key):
+        return await asyncio.to_thread(change)
 
 
 def body_budget(ctx: ActionContext) -> int:

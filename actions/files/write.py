@@ -19,6 +19,7 @@ from typing import Literal
 from actions.files.common import (
     Encoding,
     body_budget,
+    change_file,
     file_policy,
     human_size,
     open_text,
@@ -89,7 +90,7 @@ async def write_file(
         mode: "overwrite", "append" or "insert".
         line: with mode="insert" only: the line number (from 1) to insert before.
     """
-    return _write(ctx, file_path, content, mode, line)
+    return await change_file(ctx, file_path, lambda: _write(ctx, file_path, content, mode, line))
 
 
 @action
@@ -113,7 +114,7 @@ async def write_attached(
         raise ActionError(
             "no text is attached to this operation; write text given in the description with write_file"
         )
-    return _write(ctx, file_path, text, mode, line)
+    return await change_file(ctx, file_path, lambda: _write(ctx, file_path, text, mode, line))
 
 
 def _write(
@@ -183,6 +184,10 @@ async def replace_text(
         new_text = text
     if not old_text:
         raise ActionError("old_text is empty: give the exact passage to replace")
+    return await change_file(ctx, file_path, lambda: _replace(ctx, file_path, old_text, new_text))
+
+
+def _replace(ctx: ActionContext, file_path: str, old_text: str, new_text: str) -> str:
     policy = file_policy(ctx)
     policy.check_writable(file_path)
     old, _, note = _read_for_edit(policy, file_path)
@@ -208,8 +213,12 @@ async def create_file(ctx: ActionContext, file_path: str, initial_content: str =
         initial_content: the text of the new file (Markdown); empty by default.
     """
     policy = file_policy(ctx)
-    created = policy.create_new(file_path, initial_content)
-    return f"Created {policy.relative(created)} ({_summary(initial_content)})."
+
+    def create() -> str:
+        created = policy.create_new(file_path, initial_content)
+        return f"Created {policy.relative(created)} ({_summary(initial_content)})."
+
+    return await change_file(ctx, file_path, create)
 
 
 def _is_read_only(policy: PathPolicy, relative: str) -> bool:
@@ -326,5 +335,9 @@ async def delete_file(ctx: ActionContext, file_path: str) -> str:
         file_path: the file or folder, relative to the workspace, e.g. "Notebook/old_draft.md".
     """
     policy = file_policy(ctx)
-    trashed = policy.move_to_trash(file_path)
-    return f"Deleted {file_path!r}: it was moved to {policy.relative(trashed)} (nothing is lost)."
+
+    def delete() -> str:
+        trashed = policy.move_to_trash(file_path)
+        return f"Deleted {file_path!r}: it was moved to {policy.relative(trashed)} (nothing is lost)."
+
+    return await change_file(ctx, file_path, delete)

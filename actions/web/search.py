@@ -257,7 +257,7 @@ def _lines(rows: list[tuple[str, SearchResult, str]], snippet_chars: int) -> lis
     return lines
 
 
-@action
+@action(concurrent=True)
 async def web_search(ctx: ActionContext, query: str, max_results: int = 10) -> Observation:
     """Search the web. Returns one line per result, `[S<n>] title — url — snippet`, where [S<n>] is the
     result's permanent source id: cite facts with it, and pass the url to visit_url to read the page

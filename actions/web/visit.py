@@ -405,7 +405,7 @@ def _render(ctx: ActionContext, results: list[Page | Failure], goal: str | None)
     return Observation("\n\n".join(sections), error=not pages)
 
 
-@action
+@action(concurrent=True)
 async def visit_url(
     ctx: ActionContext, url: str | list[str], goal: str | None = None, mode: Mode = "auto"
 ) -> Observation:
