@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import reprlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -102,6 +103,7 @@ class EventLog:
         self.path = path
         self.listeners: list[EventListener] = []
         self._handle: BinaryIO | None = None
+        self._writing = threading.Lock()  # a line is never split by another thread's (a worker's)
 
     def append(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Write one event. Whatever the fields hold, this never fails on them: the log is how a
@@ -119,7 +121,8 @@ class EventLog:
         # str.splitlines and JavaScript break lines at unescaped (they occur only inside strings).
         line = line.translate(_LINE_BREAKS)
         try:
-            self._write((line + "\n").encode("utf-8"))
+            with self._writing:
+                self._write((line + "\n").encode("utf-8"))
         except OSError as exc:
             self.close()  # reopened by the next append, which first ends a torn line
             raise storage_error(exc, self.path) or exc from exc

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from actions.browser.render import js_reason, render_page
+from actions.files.common import FileLocks
 from actions.web.digest import (
     chars_for_tokens,
     cut,
@@ -338,16 +339,21 @@ async def record_page(ctx: ActionContext, ledger: Ledger, fetched: Fetched) -> P
         extraction=extracted.method,
         truncated=fetched.truncated,
     )
-    path = await asyncio.to_thread(write_snapshot, ctx.workspace.root / SOURCES, snapshot)
-    ledger.mark_fetched(
-        record.id,
-        final_url=final_url,
-        title=extracted.title or None,
-        content_type=kind,
-        sha256=digest,
-        snapshot=ctx.workspace.relative(path),
-        fetched_at=fetched_at,
-    )
+    # Two tasks reading one page at the same time (parallel research) write its snapshot once.
+    async with ctx.services.get(FileLocks, FileLocks).of(f"snapshot:{record.id}"):
+        saved = ctx.workspace.root / record.snapshot if record.snapshot else None
+        if record.sha256 == digest and saved is not None and saved.is_file():
+            return Page(url, record, extracted.title or record.title, extracted.text, kind, final_url, fetched.notes)
+        path = await asyncio.to_thread(write_snapshot, ctx.workspace.root / SOURCES, snapshot)
+        ledger.mark_fetched(
+            record.id,
+            final_url=final_url,
+            title=extracted.title or None,
+            content_type=kind,
+            sha256=digest,
+            snapshot=ctx.workspace.relative(path),
+            fetched_at=fetched_at,
+        )
     return Page(url, record, extracted.title or record.title, extracted.text, kind, final_url, fetched.notes)
 
 

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from conftest import ContextFactory, Route, WebServer
 
 from actions.web.visit import visit_url
@@ -416,3 +419,28 @@ async def test_a_list_sent_as_a_json_string_is_accepted(
     obs = await visit_url.run(ctx, {"url": json.dumps([web_server.url("/a"), web_server.url("/b")])})
 
     assert obs.text.startswith("visit_url: 2 of 2 pages read")
+
+
+async def test_two_tasks_reading_one_page_at_once_share_its_id_and_write_its_snapshot_once(
+    web_server: WebServer, make_ctx: ContextFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import actions.web.visit as visit_module
+
+    web_server.routes["/article"] = Route(body=article_html(), delay=0.2)
+    ctx = make_ctx(allow_private_urls=True)
+    writes: list[str] = []
+    real_write = visit_module.write_snapshot
+
+    def counting_write(sources_dir: Any, snapshot: Any) -> Any:
+        writes.append(snapshot.source_id)
+        return real_write(sources_dir, snapshot)
+
+    monkeypatch.setattr(visit_module, "write_snapshot", counting_write)
+    url = web_server.url("/article")
+    first, second = await asyncio.gather(
+        visit_url.run(ctx, {"url": url, "goal": "costs"}), visit_url.run(ctx, {"url": url + "?utm_source=x"})
+    )
+    assert not first.error and not second.error
+    assert "[S1]" in first.text and "[S1]" in second.text
+    assert writes == ["S1"]
+    assert len(Ledger.load(ctx.workspace.root / "sources")) == 1
