@@ -12,6 +12,8 @@ every layer, the sandbox included, can use it):
     │   └── NotACompletionError          a 200 whose body is no chat completion (retried like a 5xx)
     ├── ReplyError                       a model's reply cannot be read
     │   └── NestingTooDeepError          JSON nested past the depth limit
+    ├── ExportError                      a report cannot be exported (no finished report, no
+    │                                    Chromium for a PDF, an output that cannot be written)
     └── ActionError                      an action could not do what was asked: the message is the
         │                                observation the model reads, and the run goes on
         ├── SandboxError                 a path or URL the sandbox refused
@@ -98,6 +100,12 @@ class ReplyError(DeepResearcherError, ValueError):
 
 class NestingTooDeepError(ReplyError):
     """The text nests brackets deeper than the depth limit."""
+
+
+# -- exporting a finished report ----------------------------------------------------------------
+class ExportError(DeepResearcherError):
+    """`deep-researcher export` (or the view's Export) cannot write the file; the message says why
+    and what to do: finish or resume the run, install Chromium, choose another output."""
 
 
 # -- an action's failure: an observation for the model -------------------------------------------

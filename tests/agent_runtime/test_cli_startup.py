@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import cli_env
 
-HEAVY = ("openai", "trafilatura", "browser_use", "lxml", "pypdfium2", "ddgs", "httpx")
+HEAVY = ("openai", "trafilatura", "browser_use", "lxml", "pypdfium2", "ddgs", "httpx", "docx", "markdown_it")
 
 # Runs the CLI's main() in a fresh interpreter, then reports what was imported and the exit code.
 PROBE = """
@@ -42,8 +42,16 @@ def imported_by(args: list[str], cwd: Path) -> tuple[int, set[str], str]:
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["run", "--help"], ["check", "--help"], ["--version"], ["run"], ["frobnicate"]],
-    ids=["help", "run-help", "check-help", "version", "usage-error", "unknown-command"],
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["check", "--help"],
+        ["export", "--help"],
+        ["--version"],
+        ["run"],
+        ["frobnicate"],
+    ],
+    ids=["help", "run-help", "check-help", "export-help", "version", "usage-error", "unknown-command"],
 )
 def test_help_version_and_usage_errors_import_nothing_heavy(args: list[str], tmp_path: Path) -> None:
     code, modules, _ = imported_by(args, tmp_path)

@@ -1,0 +1,450 @@
+"""`deep-researcher export`: the report of a finished run as HTML, DOCX and PDF.
+
+The workspaces are made by real runs: a scripted model reads three pages served on 127.0.0.1
+(visit_url), attaches a chapter with a table, lists, code, a `<script>` in its text and Chinese,
+and finishes; the runtime audits the citations, renumbers them and writes report.md, the
+References and report.citations.json. One run is English, one Chinese (固态电池). The files are
+then read as a user's programs read them: the DOCX with python-docx, the PDF's text with pdfium
+(and its Chinese glyphs looked at), the HTML in Chromium driven by Playwright.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_runtime.errors import ExportError
+from agent_runtime.export import export_report
+from agent_runtime.ledger import Ledger
+from agent_runtime.markdown_html import short_passage
+from agent_runtime.researcher import Researcher
+from agent_runtime.testing import Reply, ScriptedModel, call, reply
+from tests.agent_runtime.helpers import settings, start_run
+from tests.conftest import cli_env, run_cli
+from tests.loopback import Handler, LoopbackServer, send
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"
+)
+CITATION = re.compile(r"\[(\d+(?:, \d+)*)\]")
+
+EN_TITLE = "Battery chemistries in 2026"
+EN_PAGES = {
+    "/lfp": (
+        "Lithium iron phosphate cells",
+        "Lithium iron phosphate cells last for more than 6000 charge cycles. "
+        "In 2025 LFP cells cost 95 USD per kWh at the pack level.",
+    ),
+    "/ssb": (
+        "Solid-state batteries",
+        "Solid electrolytes do not burn, which makes solid-state batteries safer. "
+        "NMC cells cost 120 USD per kWh at the pack level.",
+    ),
+    "/zh": ("固态电池产业化", "固态电池的成本正在快速下降，多家企业计划在2027年量产。"),
+}
+EN_CHAPTER = """## Findings
+
+Lithium iron phosphate cells last for more than 6000 charge cycles [{lfp}]. Solid electrolytes do not \
+burn, which makes solid-state batteries safer [{ssb}].
+
+### Costs
+
+| Chemistry | Pack cost (USD per kWh) |
+|---|--:|
+| LFP | 95 [{lfp}] |
+| NMC | 120 [{ssb}] |
+
+- **Safety**: solid electrolytes do not burn [{ssb}].
+- *Cycle life*: LFP cells last for more than 6000 charge cycles [{lfp}].
+
+1. Read the sources.
+2. Compare the costs.
+
+A second list counts from one again:
+
+1. Check the dates.
+
+```python
+print("cost per kWh")
+```
+
+Some web pages carry scripts such as <script>document.title = "pwned"; window.pwned = true</script>, \
+which the report shows as text.
+
+## Chinese sources
+
+固态电池的成本正在快速下降，多家企业计划在2027年量产 [{zh}]。
+"""
+ZH_TITLE = "固态电池的产业化进展"
+ZH_PAGES = {
+    "/sulfide": (
+        "硫化物固态电池",
+        "固态电池的成本正在快速下降，多家企业计划在2027年量产。硫化物电解质的离子电导率最高。",
+    ),
+    "/oxide": ("氧化物电解质", "氧化物电解质的稳定性好，但界面阻抗较高。固态电解质不会燃烧，因此更加安全。"),
+}
+ZH_CHAPTER = """## 产业化进展
+
+固态电池的成本正在快速下降，多家企业计划在2027年量产 [{sulfide}]。
+
+### 技术路线对比
+
+| 路线 | 特点 |
+|---|---|
+| 硫化物 | 离子电导率最高 [{sulfide}] |
+| 氧化物 | 稳定性好，但界面阻抗较高 [{oxide}] |
+
+- **安全性**：固态电解质不会燃烧，因此更加安全 [{oxide}]。
+"""
+ZH_SENTENCE = "固态电池的成本正在快速下降，多家企业计划在2027年量产"
+
+
+def _page(pages: dict[str, tuple[str, str]]) -> Any:
+    def answer(handler: Handler) -> None:
+        title, text = pages[handler.path]
+        body = f"<html><head><title>{title}</title></head><body><h1>{title}</h1><p>{text}</p></body></html>"
+        send(handler, body.encode())
+
+    return answer
+
+
+def finished_run(root: Path, title: str, pages: dict[str, tuple[str, str]], chapter: str) -> Path:
+    """A real run that reads `pages`, writes `chapter` (its {names} are the pages' source ids) and
+    finishes with all_finished: report.md, report.citations.json and sources/ as a user gets them."""
+    ws = root / "ws"
+    steps: list[int] = []
+    with LoopbackServer(_page(pages)) as server:
+        base = f"http://127.0.0.1:{server.port}"
+
+        def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+            if str(messages[0]["content"]).startswith("You are the File agent"):
+                return reply(
+                    call("write_attached", file_path="Notebook/01.md"), call("finish", answer="written")
+                )
+            steps.append(1)
+            if len(steps) == 1:
+                return reply(call("visit_url", url=[base + path for path in pages]))
+            if len(steps) == 2:
+                ledger = Ledger.load(ws / "sources")
+                ids = {path.strip("/"): ledger.lookup(base + path).id for path in pages}  # type: ignore[union-attr]
+                text = chapter.format(**ids)
+                return reply(call("file_operation", operation_description="Write the attached chapter to Notebook/01.md", content=text))  # fmt: skip
+            return reply(call("all_finished", result="done", chapters=["Notebook/01.md"]))
+
+        researcher = Researcher.start(
+            title, purpose=None, workspace=ws, settings=settings(allow_private_urls=True, max_steps=8),
+            model=ScriptedModel(script),
+        )  # fmt: skip
+        result = asyncio.run(researcher.run())
+    assert result.status == "finished", result.reason
+    assert "[S" not in (ws / "report.md").read_text()  # renumbered by the runtime
+    return ws
+
+
+@pytest.fixture(scope="module")
+def english(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return finished_run(tmp_path_factory.mktemp("en"), EN_TITLE, EN_PAGES, EN_CHAPTER)
+
+
+@pytest.fixture(scope="module")
+def chinese(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return finished_run(tmp_path_factory.mktemp("zh"), ZH_TITLE, ZH_PAGES, ZH_CHAPTER)
+
+
+def cited_urls(ws: Path) -> dict[int, str]:
+    """Citation number → the URL of its source, from the run's own records."""
+    ledger = Ledger.load(ws / "sources")
+    records = json.loads((ws / "report.citations.json").read_text())["citations"]
+    urls = {}
+    for item in records:
+        source = ledger.get(item["source"])
+        assert source is not None
+        urls[item["citation"]] = source.final_url or source.url
+    return urls
+
+
+# -- DOCX ---------------------------------------------------------------------------------------
+def open_docx(path: Path) -> Any:
+    import docx
+
+    return docx.Document(str(path))
+
+
+def test_the_docx_has_word_headings_lists_a_table_code_and_linked_references(
+    english: Path, tmp_path: Path
+) -> None:
+    written = export_report(english, "docx", output=tmp_path / "report.docx")
+    document = open_docx(written)
+    paragraphs = document.paragraphs
+    headings = [(p.style.name, p.text) for p in paragraphs if p.style.name.startswith("Heading")]
+    assert headings == [
+        ("Heading 1", EN_TITLE), ("Heading 2", "Findings"), ("Heading 3", "Costs"),
+        ("Heading 2", "Chinese sources"), ("Heading 2", "References"),
+    ]  # fmt: skip
+    styles = {p.text: p.style.name for p in paragraphs}
+    assert styles["Safety: solid electrolytes do not burn [2]."] == "List Bullet"
+    assert styles["Read the sources."] == styles["Check the dates."] == "List Number"
+    assert styles['print("cost per kWh")'] == "Code Block"
+    safety = next(p for p in paragraphs if p.text.startswith("Safety"))
+    assert [r.text for r in safety.runs if r.bold] == ["Safety"]
+    # The second numbered list counts from 1 again: its own numbering instance, started at 1.
+    first, second = (
+        next(p for p in paragraphs if p.text == t) for t in ("Read the sources.", "Check the dates.")
+    )
+    assert first._p.pPr.numPr.numId.val != second._p.pPr.numPr.numId.val
+    assert ZH_SENTENCE + " [3]。" in styles  # Chinese intact, in its own paragraph
+
+    table = document.tables[0]
+    assert [[cell.text for cell in row.cells] for row in table.rows] == [
+        ["Chemistry", "Pack cost (USD per kWh)"], ["LFP", "95 [1]"], ["NMC", "120 [2]"],
+    ]  # fmt: skip
+    assert table.style.name == "Table Grid"
+
+    # The References: one numbered entry per cited source, each linking to the source's URL; the
+    # citations of the body are exactly those numbers, and each links to its entry's bookmark.
+    start = next(i for i, p in enumerate(paragraphs) if p.text == "References") + 1
+    entries = paragraphs[start:]
+    urls = cited_urls(english)
+    assert [e.text.split(".")[0] for e in entries] == [str(n) for n in sorted(urls)]
+    assert [[link.address for link in e.hyperlinks] for e in entries] == [[urls[n]] for n in sorted(urls)]
+    body = [p.text for p in paragraphs[: start - 1]] + [c.text for row in table.rows for c in row.cells]
+    cited = {int(n) for text in body for group in CITATION.findall(text) for n in group.split(", ")}
+    assert cited == set(urls) == {1, 2, 3}
+    internal = {link.fragment for p in paragraphs[: start - 1] for link in p.hyperlinks}
+    assert internal == {"ref_1", "ref_2", "ref_3"}
+    bookmarks = {b.get(qn("w:name")) for b in document.element.body.iter(qn("w:bookmarkStart"))}
+    assert {"ref_1", "ref_2", "ref_3"} <= bookmarks
+    assert any("<script>document.title" in p.text for p in paragraphs)  # shown as text
+
+
+def qn(tag: str) -> str:
+    from docx.oxml.ns import qn as namespaced
+
+    return str(namespaced(tag))
+
+
+def test_a_chinese_docx_names_an_east_asian_font_and_keeps_the_chinese(chinese: Path) -> None:
+    document = open_docx(export_report(chinese, "docx"))
+    assert (chinese / "report.docx").is_file()  # the default place
+    texts = [p.text for p in document.paragraphs]
+    assert texts[0] == ZH_TITLE and document.paragraphs[0].style.name == "Heading 1"
+    assert "参考文献" in texts and "References" not in texts
+    assert ZH_SENTENCE + " [1]。" in texts
+    assert "安全性：固态电解质不会燃烧，因此更加安全 [2]。" in texts
+    assert document.tables[0].cell(2, 1).text == "稳定性好，但界面阻抗较高 [2]"
+    # Word takes the font of Chinese characters from w:eastAsia; a theme font would override it.
+    for name in ("Normal", "Heading 1", "Heading 2"):
+        fonts = document.styles[name].element.rPr.rFonts
+        assert fonts.get(qn("w:eastAsia")) == "Microsoft YaHei", name
+        assert fonts.get(qn("w:eastAsiaTheme")) is None, name
+    assert document.core_properties.title == ZH_TITLE
+    assert document.core_properties.language == "zh-CN"
+
+
+# -- PDF ----------------------------------------------------------------------------------------
+def pdf_text(path: Path) -> str:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        return "\n".join(page.get_textpage().get_text_range() for page in pdf)
+    finally:
+        pdf.close()
+
+
+def glyph_images(path: Path, characters: str) -> list[Any]:
+    """Each of `characters` (on the first page) as Chromium drew it, cut from the rendered page."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    page = pdf[0]
+    textpage = page.get_textpage()
+    text = textpage.get_text_range()
+    scale, height = 4, page.get_height()
+    picture = page.render(scale=scale).to_pil().convert("L")
+    images = []
+    for character in characters:
+        left, bottom, right, top = textpage.get_charbox(text.index(character))
+        box = (
+            int(left * scale),
+            int((height - top) * scale),
+            int(right * scale) + 1,
+            int((height - bottom) * scale) + 1,
+        )
+        images.append(picture.crop(box))
+    pdf.close()
+    return images
+
+
+@needs_chromium
+def test_the_pdf_holds_the_report_and_real_chinese_glyphs(
+    chinese: Path, english: Path, tmp_path: Path
+) -> None:
+    written = export_report(chinese, "pdf", output=tmp_path)  # a folder: report.pdf inside it
+    assert written == tmp_path / "report.pdf"
+    assert written.read_bytes().startswith(b"%PDF")
+    text = pdf_text(written)
+    flat = re.sub(r"\s+", "", text)
+    assert ZH_TITLE in flat and "参考文献" in flat and re.sub(r"\s+", "", ZH_SENTENCE) in flat
+    assert "\ufffd" not in text
+    # Without a CJK font Chromium draws the same empty box for every character: real glyphs differ
+    # from one another, are about square, and have ink.
+    glyphs = glyph_images(written, "固态电池产业")
+    assert len({image.tobytes() for image in glyphs}) == len(glyphs), "Chinese drawn as identical boxes"
+    for image in glyphs:
+        width, height = image.size
+        assert 0.6 < width / height < 1.6 and image.getextrema()[0] < 128
+    english_text = pdf_text(export_report(english, "pdf", output=tmp_path / "en.pdf"))
+    assert EN_TITLE in english_text and "References" in english_text
+    assert "Lithium iron phosphate cells last for more than 6000 charge cycles" in " ".join(
+        english_text.split()
+    )
+
+
+@needs_chromium
+def test_the_pdf_links_citations_to_references_and_references_to_their_sources(
+    english: Path, tmp_path: Path
+) -> None:
+    from pypdf import PdfReader
+
+    annotations = [a.get_object() for page in PdfReader(export_report(english, "pdf", output=tmp_path / "r.pdf")).pages for a in page.get("/Annots", [])]  # fmt: skip
+    uris = {a["/A"]["/URI"] for a in annotations if "/A" in a and "/URI" in a["/A"]}
+    destinations = {str(a["/Dest"]) for a in annotations if "/Dest" in a}
+    assert uris == set(cited_urls(english).values())
+    assert destinations == {"/ref-1", "/ref-2", "/ref-3"}
+
+
+# -- HTML in Chromium ---------------------------------------------------------------------------
+@needs_chromium
+def test_the_html_works_in_chromium_offline_and_runs_no_script(english: Path, tmp_path: Path) -> None:
+    from playwright.sync_api import Route, sync_playwright
+
+    page_file = export_report(english, "html", output=tmp_path / "report.html")
+    urls = cited_urls(english)
+    passages = json.loads((english / "report.citations.json").read_text())["citations"]
+    outside: list[str] = []
+
+    def refuse(route: Route) -> None:  # the page must need nothing but itself
+        if not route.request.url.startswith("file://"):
+            outside.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 500})
+            page.route("**/*", refuse)
+            page.goto(page_file.as_uri())
+            assert page.title() == EN_TITLE  # not "pwned": the report's <script> did not run
+            assert page.evaluate("typeof window.pwned") == "undefined"
+            assert "<script>document.title" in page.inner_text("main")
+            assert page.get_attribute("html", "lang") == "en"
+            reference = page.locator("#ref-1")
+            assert reference.evaluate("e => e.getBoundingClientRect().top") > 500  # below the fold
+            first = page.locator("a.cite[data-cite='1']").first
+            assert first.get_attribute("title") == short_passage(passages[0]["passage"])
+            first.click()
+            page.wait_for_function("location.hash === '#ref-1'")
+            assert page.evaluate("document.querySelector(':target').id") == "ref-1"
+            top = reference.evaluate("e => e.getBoundingClientRect().top")
+            assert 0 <= top < 500  # scrolled to the entry
+            for number, url in urls.items():
+                assert page.locator(f"#ref-{number} a").get_attribute("href") == url
+            assert page.locator("link, script, img, iframe").count() == 0
+        finally:
+            browser.close()
+    assert outside == []
+
+
+@needs_chromium
+def test_the_chinese_html_names_cjk_fonts_and_its_language(chinese: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    page_file = export_report(chinese, "html")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(page_file.as_uri())
+            assert page.get_attribute("html", "lang") == "zh"
+            assert page.title() == ZH_TITLE
+            family = page.evaluate("getComputedStyle(document.body).fontFamily")
+            assert family.startswith('"Noto Sans CJK SC"') and "Microsoft YaHei" in family
+            assert ZH_SENTENCE in page.inner_text("main")
+            assert page.locator("h2").all_inner_texts()[-1] == "参考文献"
+        finally:
+            browser.close()
+
+
+# -- the command line and its errors --------------------------------------------------------------
+def test_export_through_the_cli(english: Path, tmp_path: Path) -> None:
+    out = tmp_path / "memo.docx"
+    done = run_cli(["export", str(english), "--format", "docx", "--output", str(out)], cli_env())
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip() == f"Exported: {out}"
+    assert open_docx(out).paragraphs[0].text == EN_TITLE
+    done = run_cli(["export", str(english), "--format", "html"], cli_env())
+    assert done.code == 0 and (english / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def one_line_error(done: Any) -> str:
+    assert done.code == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return str(lines[0])
+
+
+async def test_an_unfinished_run_says_so_and_how_to_finish_it(tmp_path: Path) -> None:
+    script = lambda m, t: reply(call("update_current_dashboard", content="# Current\n\nReading.\n"))  # noqa: E731
+    result, _ = await start_run(tmp_path, script, max_steps=1)
+    assert result.status == "stopped"
+    ws = tmp_path / "ws"
+    (ws / "report.draft.md").write_text("# Draft\n")
+    done = await asyncio.to_thread(run_cli, ["export", str(ws), "--format", "html"], cli_env())
+    line = one_line_error(done)
+    assert "has not finished" in line and "report.draft.md" in line and f"deep-researcher resume {ws}" in line
+    assert not list(ws.glob("report.html")) and not list(ws.glob(".report*"))
+
+
+def test_a_folder_that_is_no_workspace_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    line = one_line_error(run_cli(["export", str(tmp_path), "--format", "docx"], cli_env()))
+    assert "is not a deep-researcher workspace" in line
+    line = one_line_error(run_cli(["export", str(tmp_path / "missing"), "--format", "docx"], cli_env()))
+    assert "does not exist" in line
+
+
+def test_a_bad_format_is_a_usage_error(english: Path) -> None:
+    done = run_cli(["export", str(english), "--format", "odt"], cli_env())
+    assert done.code == 2 and "invalid choice: 'odt'" in done.stderr
+    with pytest.raises(ExportError, match="the formats are html, docx, pdf"):
+        export_report(english, "odt")
+
+
+def test_an_output_that_cannot_be_written_is_one_message(english: Path, tmp_path: Path) -> None:
+    line = one_line_error(run_cli(["export", str(english), "--format", "html", "--output", str(tmp_path / "no" / "r.html")], cli_env()))  # fmt: skip
+    assert "does not exist" in line
+    line = one_line_error(run_cli(["export", str(english), "--format", "html", "--output", str(english / "report.md")], cli_env()))  # fmt: skip
+    assert "the run's own file" in line
+    assert (english / "report.md").read_text().startswith(f"# {EN_TITLE}")
+    line = one_line_error(run_cli(["export", str(english), "--format", "html", "--output", "/proc/report.html"], cli_env()))  # fmt: skip
+    assert line.startswith("deep-researcher: error: cannot write /proc/report.html")
+
+
+def test_a_pdf_without_chromium_says_what_to_install(english: Path, tmp_path: Path) -> None:
+    env = cli_env(PATH=str(tmp_path))  # nothing on PATH: no browser to find
+    line = one_line_error(run_cli(["export", str(english), "--format", "pdf"], env))
+    assert "apt-get install chromium" in line and "--browser-path" in line and "--format html" in line
+    line = one_line_error(run_cli(["export", str(english), "--format", "pdf", "--browser-path", str(tmp_path / "chrome")], env))  # fmt: skip
+    assert f"{tmp_path / 'chrome'} is not an executable browser" in line
+    assert not (english / "report.pdf").exists() and not list(english.glob(".report.pdf*"))
