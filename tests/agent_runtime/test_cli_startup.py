@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import cli_env
 
-HEAVY = ("openai", "trafilatura", "browser_use", "lxml", "pypdfium2", "ddgs", "httpx", "docx", "markdown_it")
+HEAVY = ("openai", "trafilatura", "browser_use", "lxml", "pypdfium2", "ddgs", "httpx", "docx", "markdown_it", "starlette", "uvicorn")
 
 # Runs the CLI's main() in a fresh interpreter, then reports what was imported and the exit code.
 PROBE = """

@@ -1,0 +1,131 @@
+"""Stop and Resume from the page.
+
+Stop sends SIGINT to the process holding the workspace's lock, as Ctrl-C in its terminal would: the
+run saves its state and ends resumably (exit 130). The pid comes from the lock file, so it is
+checked first: the lock must be held, and by that process (it has the lock file open), or nothing
+is sent. Resume starts `deep-researcher resume WORKSPACE` as a process of its own session, so that
+it outlives the view and a Ctrl-C in the view's terminal does not reach it; it inherits the view's
+environment (the API key and the endpoint come from there or the config file, the rest of the
+settings from run.json) and writes its output to `.runtime/view-resume.log`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from agent_runtime.errors import WorkspaceError
+from agent_runtime.run_record import load_meta
+from agent_runtime.view.workspaces import holds_lock_file, lock_state
+from agent_runtime.workspace import RUNTIME
+
+RESUME_LOG = "view-resume.log"
+START_SECONDS = 15.0  # how long Resume waits for the new run to start working (or to fail)
+
+
+def stop_run(workspace: Path) -> int:
+    """SIGINT to the run working in `workspace`; returns its pid."""
+    state = lock_state(workspace)
+    if not state.held:
+        raise WorkspaceError("no run is working in this workspace")
+    if state.pid is None or not holds_lock_file(state.pid, workspace):
+        raise WorkspaceError(
+            "the process holding this workspace cannot be identified as the run; stop it from its terminal "
+            "(Ctrl-C)"
+        )
+    try:
+        os.kill(state.pid, signal.SIGINT)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot stop process {state.pid}: {exc.strerror or exc}") from None
+    return state.pid
+
+
+def _open_log(workspace: Path) -> int:
+    """The resume log, appended to; opened without following a symlink planted at it or at .runtime."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder = os.open(workspace / RUNTIME, flags)
+    try:
+        return os.open(
+            RESUME_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+            dir_fd=folder,
+        )  # fmt: skip
+    finally:
+        os.close(folder)
+
+
+def _last_line(workspace: Path) -> str:
+    with contextlib.suppress(OSError):
+        lines = (workspace / RUNTIME / RESUME_LOG).read_text("utf-8", errors="replace").strip().splitlines()
+        if lines:
+            return lines[-1][:500]
+    return "no output"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _started_since(events: Path, offset: int) -> bool:
+    """True once the event log has a run_started event past `offset`: the resumed run got past its
+    checks (the lock, the settings, the endpoint) and works."""
+    try:
+        with events.open("rb") as handle:
+            handle.seek(offset)
+            return b'"event": "run_started"' in handle.read()
+    except OSError:
+        return False
+
+
+def resume_run(workspace: Path) -> int:
+    """Start the resume of a stopped run; returns the new process's pid once it has started working
+    (or has already finished). A resume that fails at once (no API key, no endpoint) is an error
+    carrying the last line of its output."""
+    if lock_state(workspace).held:
+        raise WorkspaceError("a run is already working in this workspace")
+    meta = load_meta(workspace / RUNTIME / "run.json")
+    if meta is None:
+        raise WorkspaceError(
+            f"{workspace} has no run metadata; resume it from a terminal with "
+            "`deep-researcher resume WORKSPACE --new-settings` and the settings it should use"
+        )
+    if meta.status == "finished":
+        raise WorkspaceError("this run has finished; there is nothing to resume")
+    events = workspace / RUNTIME / "events.jsonl"
+    known = _size(events)
+    try:
+        log = _open_log(workspace)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {RUNTIME}/{RESUME_LOG}: {exc.strerror or exc}") from None
+    try:
+        os.write(log, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} resume from the live view\n".encode())
+        process = subprocess.Popen(
+            [sys.executable, "-m", "agent_runtime.cli", "resume", str(workspace)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env=dict(os.environ),
+        )  # fmt: skip
+    finally:
+        os.close(log)
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            if process.returncode != 0:
+                raise WorkspaceError(
+                    f"the resumed run ended at once (exit {process.returncode}): {_last_line(workspace)}"
+                )
+            break
+        if _started_since(events, known):
+            break
+        time.sleep(0.05)
+    # Waited for in a thread (after the polling above, which a blocked wait() would keep from seeing
+    # the exit): the run ends long after this request, and must not stay a zombie of the view.
+    threading.Thread(target=process.wait, name="reap-resume", daemon=True).start()
+    return process.pid

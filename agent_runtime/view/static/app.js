@@ -1,0 +1,738 @@
+// The live view's page. Plain JavaScript, no build step, nothing loaded from elsewhere.
+//
+// Safety rule: text that comes from a run or a web page (event fields, titles, URLs, passages) is put
+// into the page with textContent only. innerHTML takes only the `html` fields the server rendered
+// with its safe Markdown renderer (raw HTML off). The Content-Security-Policy forbids inline scripts
+// besides.
+"use strict";
+
+(() => {
+  const token = document.querySelector('meta[name="view-token"]').content;
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  const number = (n) => Number(n || 0).toLocaleString("en-US");
+  const compact = (n) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 100000 ? 0 : 1)}k` : String(n || 0));
+  const seconds = (s) => (s >= 10 ? `${Math.round(s)}s` : `${Number(s).toFixed(1)}s`);
+  const clip = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
+  const view = {
+    ws: null, // the workspace shown
+    tab: "timeline",
+    summary: null,
+    stream: null, // its EventSource
+    versions: {}, // file fingerprints last seen in the run's state
+    stale: new Set(), // tabs to reload when shown
+    dashboards: {}, // name -> {text, sha} as last loaded
+    editing: {}, // name -> sha of the text the edit started from
+    sources: null, // id -> source, for the [S<n>] marks
+    citations: {}, // report citation number -> records
+    notebookFile: null,
+    sourceId: null,
+  };
+
+  // -- the server ----------------------------------------------------------------------------------
+  async function api(path, params = {}, options = {}) {
+    const url = new URL(path, location.origin);
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    const response = await fetch(url, { credentials: "same-origin", ...options });
+    const type = response.headers.get("content-type") || "";
+    const body = type.includes("application/json") ? await response.json() : null;
+    if (!response.ok) {
+      const error = new Error(body && body.error ? body.error : `${response.status} ${response.statusText}`);
+      error.status = response.status;
+      error.body = body;
+      throw error;
+    }
+    return body;
+  }
+
+  function post(path, params, payload) {
+    return api(path, params, {
+      method: "POST",
+      headers: { "X-Token": token, "Content-Type": "application/json" },
+      body: JSON.stringify(payload || {}),
+    });
+  }
+
+  function say(text, kind = "info") {
+    const box = $("#message");
+    box.textContent = text;
+    box.className = `message ${kind}`;
+    box.hidden = !text;
+  }
+
+  // -- the workspace list --------------------------------------------------------------------------
+  const STATUS_LABEL = { interrupted: "interrupted", stopped: "stopped", finished: "finished", running: "running" };
+
+  const money = (cost) => (cost ? `$${Number(cost).toFixed(cost < 1 ? 4 : 2)}` : null);
+
+  function figures(s) {
+    const parts = [`${number(s.steps)} steps`, `${number(s.tokens)} tokens`];
+    if (s.cost) parts.push(money(s.cost));
+    parts.push(s.elapsed_text);
+    return parts.join(" · ");
+  }
+
+  function badge(status) {
+    return el("span", `badge status-${status}`, STATUS_LABEL[status] || status);
+  }
+
+  async function refreshList() {
+    let data;
+    try {
+      data = await api("/api/workspaces");
+    } catch (error) {
+      return;
+    }
+    $("#folder").textContent = data.folder;
+    const list = $("#workspace-list");
+    list.replaceChildren();
+    for (const s of data.workspaces) {
+      const item = el("li", s.id === view.ws ? "selected" : "");
+      const link = el("a");
+      link.href = `#ws=${encodeURIComponent(s.id)}&tab=${view.tab}`;
+      const top = el("div", "ws-top");
+      top.append(el("span", "ws-title", s.title), badge(s.status));
+      link.append(top, el("div", "ws-figures", figures(s)));
+      item.append(link);
+      list.append(item);
+    }
+    $("#no-workspaces").hidden = data.workspaces.length > 0;
+    if (!view.ws && data.workspaces.length === 1) location.hash = `ws=${encodeURIComponent(data.workspaces[0].id)}`;
+  }
+
+  // -- routing: #ws=<id>&tab=<tab> -------------------------------------------------------------------
+  function route() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const ws = params.get("ws");
+    const tab = params.get("tab") || view.tab;
+    if (ws !== view.ws) openWorkspace(ws);
+    showTab(tab);
+  }
+
+  function go(tab) {
+    location.hash = `ws=${encodeURIComponent(view.ws)}&tab=${tab}`;
+  }
+
+  function openWorkspace(ws) {
+    if (view.stream) view.stream.close();
+    Object.assign(view, {
+      ws, summary: null, stream: null, versions: {}, dashboards: {}, editing: {}, sources: null,
+      citations: {}, notebookFile: null, sourceId: null,
+    });
+    view.stale = new Set(["dashboards", "notebook", "sources", "report"]);
+    resetTimeline();
+    say("");
+    $("#empty").hidden = !!ws;
+    $("#run").hidden = !ws;
+    for (const item of $$("#workspace-list li")) item.classList.remove("selected");
+    if (!ws) return;
+    const stream = new EventSource(`/api/events?ws=${encodeURIComponent(ws)}`);
+    stream.addEventListener("log", (message) => {
+      for (const event of JSON.parse(message.data)) addEvent(event);
+      showActivity();
+    });
+    stream.addEventListener("state", (message) => showState(JSON.parse(message.data)));
+    stream.addEventListener("reset", () => resetTimeline());
+    view.stream = stream;
+    refreshList();
+  }
+
+  function showTab(tab) {
+    if (!["timeline", "dashboards", "notebook", "sources", "report"].includes(tab)) tab = "timeline";
+    view.tab = tab;
+    for (const button of $$("#tabs button")) button.classList.toggle("active", button.dataset.tab === tab);
+    for (const section of $$(".tab")) section.hidden = section.id !== `tab-${tab}`;
+    hidePopover();
+    if (view.ws && view.stale.has(tab)) load(tab);
+  }
+
+  function load(tab) {
+    view.stale.delete(tab);
+    const loaders = { dashboards: loadDashboards, notebook: loadNotebook, sources: loadSources, report: loadReport };
+    if (loaders[tab]) loaders[tab]().catch((error) => say(error.message, "error"));
+  }
+
+  // -- the run's state (status line, buttons, what to reload) ----------------------------------------
+  const DEPENDS = {
+    "overall_dashboard.md": ["dashboards"],
+    "current_dashboard.md": ["dashboards"],
+    Notebook: ["notebook"],
+    sources: ["sources", "report"],
+    "report.md": ["report"],
+  };
+
+  function showState(s) {
+    view.summary = s;
+    $("#run-title").textContent = s.title;
+    $("#run-purpose").textContent = s.purpose || "";
+    $("#stop").hidden = !s.running;
+    $("#resume").hidden = !s.resumable;
+    $("#exports").hidden = !s.has_report;
+    for (const [file, version] of Object.entries(s.versions || {})) {
+      if (view.versions[file] !== undefined && view.versions[file] !== version) {
+        for (const tab of DEPENDS[file] || []) view.stale.add(tab);
+        if (file.endsWith("_dashboard.md") && view.editing[file] !== undefined) {
+          noteEditor(file, "The run has changed this dashboard since you started editing.");
+        }
+      }
+      view.versions[file] = version;
+    }
+    if (view.stale.has(view.tab)) load(view.tab);
+    showActivity();
+  }
+
+  function showActivity() {
+    const s = view.summary;
+    if (!s) return;
+    const line = $("#status-line");
+    line.replaceChildren(badge(s.status));
+    const parts = [];
+    parts.push(s.max_steps ? `step ${number(s.steps)}/${number(s.max_steps)}` : `${number(s.steps)} steps`);
+    if (s.running && timeline.activity) parts.push(timeline.activity);
+    parts.push(`${number(s.tokens)} tokens`);
+    if (s.cost) parts.push(money(s.cost)); // no prices configured: no cost to show
+    parts.push(s.elapsed_text);
+    if (s.model) parts.push(s.model);
+    line.append(el("span", "figures", parts.join(" · ")));
+    if (!s.running && s.stop_reason) line.append(el("span", "reason", s.stop_reason));
+  }
+
+  // -- the timeline ----------------------------------------------------------------------------------
+  const timeline = { cards: new Map(), run: 0, current: null, activity: "" };
+
+  function resetTimeline() {
+    $("#timeline").replaceChildren();
+    Object.assign(timeline, { cards: new Map(), run: 0, current: null, activity: "" });
+  }
+
+  function append(node, parent) {
+    const box = $("#tab-timeline");
+    const follow = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+    (parent || $("#timeline")).append(node);
+    if (follow) box.scrollTop = box.scrollHeight;
+  }
+
+  function card(step) {
+    const key = `${timeline.run}:${step}`;
+    let found = timeline.cards.get(key);
+    if (!found) {
+      const item = el("li", "step");
+      const head = el("div", "step-head");
+      const info = el("div", "step-info");
+      head.append(el("div", "step-number", `Step ${step}`), info);
+      const body = el("ul", "step-body");
+      item.append(head, body);
+      append(item);
+      found = { item, info, body, groups: [] };
+      timeline.cards.set(key, found);
+    }
+    return found;
+  }
+
+  const AGENT_OF_ACTION = {
+    file_operation: (agent) => agent === "file",
+    browse: (agent) => agent === "browser",
+    research_task: (agent) => agent.startsWith("research"),
+  };
+
+  function agentLabel(agent) {
+    if (agent === "file") return "File agent";
+    if (agent === "browser") return "Browser agent";
+    if (agent.startsWith("research")) return `Research agent ${agent.replace(/^research-?/, "")}`.trim();
+    return agent;
+  }
+
+  function group(agent) {
+    const owner = timeline.current || card(0);
+    let found = owner.groups.find((g) => g.agent === agent && !g.attached);
+    if (!found) {
+      const details = el("details", "agent-group");
+      details.open = true;
+      const summary = el("summary");
+      const rows = el("ul", "agent-rows");
+      details.append(summary, rows);
+      found = { agent, details, summary, rows, steps: 0, actions: 0, attached: false };
+      owner.groups.push(found);
+      append(details, owner.body);
+    }
+    return found;
+  }
+
+  function countGroup(g) {
+    g.summary.textContent = `${agentLabel(g.agent)} · ${g.actions} action${g.actions === 1 ? "" : "s"} in ${g.steps} step${g.steps === 1 ? "" : "s"}`;
+  }
+
+  const KEY_ARGUMENT = {
+    web_search: "query", visit_url: "url", file_operation: "operation_description", browse: "task",
+    research_task: "question", all_finished: "result", update_overall_dashboard: "content",
+    update_current_dashboard: "content", finish: "answer",
+  };
+
+  function describe(action, args) {
+    if (!args || typeof args !== "object") return "";
+    const show = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+    const key = KEY_ARGUMENT[action];
+    if (key && args[key] !== undefined) {
+      const value = Array.isArray(args[key]) ? args[key].join(", ") : show(args[key]);
+      return clip(value.split("\n")[0], 160);
+    }
+    return clip(Object.entries(args).slice(0, 2).map(([k, v]) => `${k}: ${clip(show(v), 80)}`).join(" · "), 160);
+  }
+
+  function actionRow(event) {
+    const row = el("li", `event action${event.error ? " failed" : ""}`);
+    const line = el("div", "line");
+    line.append(el("span", "name", event.action), el("span", "args", describe(event.action, event.arguments)));
+    const facts = [];
+    if (event.observation_chars !== undefined && event.observation_chars !== null) facts.push(`${number(event.observation_chars)} chars`);
+    if (event.duration !== undefined && event.duration !== null) facts.push(seconds(event.duration));
+    line.append(el("span", "facts", facts.join(" · ")));
+    row.append(line);
+    if (event.error) row.append(el("div", "error-text", clip(String(event.error), 400)));
+    return row;
+  }
+
+  function note(text, className, where) {
+    const row = el("li", `event note ${className || ""}`, text);
+    append(row, where || (timeline.current ? timeline.current.body : null));
+    return row;
+  }
+
+  function addEvent(e) {
+    const agent = e.agent || (e.event === "browse_step" ? "browser" : "run");
+    switch (e.event) {
+      case "run_started":
+        timeline.run += 1;
+        timeline.current = null;
+        note(e.resumes ? `Resumed (resume ${e.resumes})` : `Run started${e.model ? ` with ${e.model}` : ""}`, "marker");
+        timeline.activity = "starting";
+        break;
+      case "run_ended":
+        note(`Run ended: ${e.status}${e.reason ? ` (${e.reason})` : ""}`, `marker ended-${e.status}`, $("#timeline"));
+        timeline.current = null;
+        timeline.activity = "";
+        break;
+      case "model_call":
+        if (agent === "main") {
+          timeline.current = card(e.step);
+          const calls = (e.calls || []).join(", ") || "no action";
+          const clock = typeof e.time === "string" ? e.time.slice(11, 19) : "";
+          timeline.current.info.textContent = `${clock} · ${compact((e.prompt_tokens || 0) + (e.completion_tokens || 0))} tokens`;
+          if ((e.problems || []).length) note(`The reply needed tolerance: ${e.problems.join(", ")}`, "warning");
+          timeline.activity = calls;
+        } else {
+          const g = group(agent);
+          g.steps += 1;
+          countGroup(g);
+          g.rows.append(el("li", "event sub-call", `step ${e.step}: ${(e.calls || []).join(", ") || "no action"}`));
+        }
+        break;
+      case "action":
+        if (agent === "main") {
+          const owner = card(e.step);
+          const row = actionRow(e);
+          const matches = AGENT_OF_ACTION[e.action];
+          const g = matches && owner.groups.find((candidate) => !candidate.attached && matches(candidate.agent));
+          if (g) {
+            g.attached = true;
+            g.details.open = false;
+            row.append(g.details); // the sub-agent's steps fold under the action they served
+          }
+          append(row, owner.body);
+          timeline.activity = e.action;
+        } else {
+          const g = group(agent);
+          g.actions += 1;
+          countGroup(g);
+          g.rows.append(actionRow(e));
+          timeline.activity = `${agentLabel(agent)}: ${e.action}`;
+        }
+        break;
+      case "agent_started":
+        group(agent).rows.append(el("li", "event sub-call", `started: ${clip(String(e.question || e.task || ""), 200)}`));
+        break;
+      case "agent_ended":
+        group(agent).rows.append(el("li", "event sub-call", `ended: ${e.outcome}${e.reason ? ` (${e.reason})` : ""}`));
+        break;
+      case "browse_step": {
+        const g = group("browser");
+        g.steps += 1;
+        g.actions += (e.actions || []).length;
+        countGroup(g);
+        g.rows.append(el("li", "event sub-call", `${(e.actions || []).join(", ")} ${e.url || ""}`));
+        break;
+      }
+      case "dashboard_edited":
+        note(`Edited from outside the run: ${(e.files || []).join(", ")}; the agent continues from the edited text`, "edited");
+        break;
+      case "compaction":
+        note(`Context compacted (${e.how}): ${number(e.tokens_before)} → ${number(e.tokens_after)} tokens`, "system");
+        break;
+      case "context_overflow":
+        note(`The endpoint refused a request as too long: window ${number(e.window_before)} → ${number(e.window_after)} tokens`, "warning");
+        break;
+      case "model_retry":
+        note(`Model call failed (${e.reason}); retry ${e.attempt} in ${seconds(e.delay || 0)}`, "warning");
+        break;
+      case "model_waiting":
+        timeline.activity = `waiting for the model (${seconds(e.seconds || 0)})`;
+        break;
+      case "search_provider_failed":
+        note(`Search provider ${e.provider} failed: ${clip(String(e.error || ""), 200)}`, "warning");
+        break;
+      default: {
+        const rest = Object.entries(e).filter(([k]) => !["time", "t", "event", "agent", "step"].includes(k));
+        note(`${e.event}${rest.length ? ": " : ""}${clip(rest.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" "), 200)}`, "system");
+      }
+    }
+  }
+
+  // -- rendered documents ----------------------------------------------------------------------------
+  function showHtml(container, html) {
+    container.innerHTML = html; // server-rendered, raw HTML off (see the top of this file)
+    for (const link of $$("a[href]", container)) {
+      const href = link.getAttribute("href");
+      if (/^https?:/i.test(href)) {
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+      }
+    }
+  }
+
+  async function loadDashboards() {
+    const data = await api("/api/dashboards", { ws: view.ws });
+    for (const article of $$(".dashboard")) {
+      const name = article.dataset.name;
+      view.dashboards[name] = data[name];
+      showHtml($(".doc", article), data[name].html);
+    }
+  }
+
+  function noteEditor(name, text, withOverwrite = false) {
+    const article = $(`.dashboard[data-name="${name}"]`);
+    const holder = $(".editor-note", article);
+    holder.replaceChildren(el("span", "", text));
+    if (withOverwrite) {
+      const force = el("button", "danger", "Save anyway");
+      force.type = "button";
+      force.addEventListener("click", () => saveDashboard(name, true));
+      holder.append(" ", force);
+    }
+  }
+
+  function startEditing(name) {
+    const article = $(`.dashboard[data-name="${name}"]`);
+    const current = view.dashboards[name] || { text: "", sha: "" };
+    view.editing[name] = current.sha;
+    $("textarea", article).value = current.text;
+    noteEditor(name, "The agent reads your text at its next step.");
+    $(".editor", article).hidden = false;
+    $(".doc", article).hidden = true;
+    $(".edit", article).hidden = true;
+    $("textarea", article).focus();
+  }
+
+  function stopEditing(name) {
+    const article = $(`.dashboard[data-name="${name}"]`);
+    delete view.editing[name];
+    $(".editor", article).hidden = true;
+    $(".doc", article).hidden = false;
+    $(".edit", article).hidden = false;
+  }
+
+  async function saveDashboard(name, overwrite = false) {
+    const article = $(`.dashboard[data-name="${name}"]`);
+    const content = $("textarea", article).value;
+    try {
+      await post(`/api/dashboards/${encodeURIComponent(name)}`, { ws: view.ws }, { content, base: overwrite ? null : view.editing[name] });
+    } catch (error) {
+      if (error.status === 409) {
+        noteEditor(name, `${error.message}. Reload to see its version, or save yours over it.`, true);
+      } else {
+        noteEditor(name, `Not saved: ${error.message}`);
+      }
+      return;
+    }
+    stopEditing(name);
+    say(`Saved ${name}. A running agent continues from your text at its next step.`, "ok");
+    await loadDashboards();
+  }
+
+  async function loadNotebook() {
+    const data = await api("/api/notebook", { ws: view.ws });
+    const list = $("#notebook-files");
+    list.replaceChildren();
+    for (const path of data.files) {
+      const item = el("li", path === view.notebookFile ? "selected" : "");
+      const button = el("button", "", path.replace(/^Notebook\//, ""));
+      button.type = "button";
+      button.addEventListener("click", () => openNotebookFile(path));
+      item.append(button);
+      list.append(item);
+    }
+    if (!data.files.length) {
+      list.append(el("li", "hint", "No notes yet."));
+      $("#notebook-doc").replaceChildren();
+    } else {
+      await openNotebookFile(data.files.includes(view.notebookFile) ? view.notebookFile : data.files[0]);
+    }
+  }
+
+  async function openNotebookFile(path) {
+    view.notebookFile = path;
+    for (const button of $$("#notebook-files button")) {
+      button.parentElement.classList.toggle("selected", `Notebook/${button.textContent}` === path);
+    }
+    const data = await api("/api/file", { ws: view.ws, path });
+    showHtml($("#notebook-doc"), data.html);
+  }
+
+  async function sourcesById() {
+    if (!view.sources || view.stale.has("sources")) {
+      const data = await api("/api/sources", { ws: view.ws });
+      view.sources = new Map(data.sources.map((s) => [s.id, s]));
+    }
+    return view.sources;
+  }
+
+  async function loadSources() {
+    view.sources = null;
+    const known = await sourcesById();
+    const list = $("#source-list");
+    list.replaceChildren();
+    for (const s of known.values()) {
+      const item = el("li", s.id === view.sourceId ? "selected" : "");
+      const button = el("button");
+      button.type = "button";
+      button.dataset.id = s.id;
+      button.append(el("span", "source-badge", s.id), el("span", "source-title", s.title || s.url));
+      if (!s.fetched) button.append(el("span", "source-seen", "search result"));
+      button.addEventListener("click", () => openSource(s.id));
+      item.append(button);
+      list.append(item);
+    }
+    if (!known.size) list.append(el("li", "hint", "No sources yet."));
+    const first = view.sourceId && known.has(view.sourceId) ? view.sourceId : known.keys().next().value;
+    if (first) await openSource(first);
+  }
+
+  async function openSource(id) {
+    view.sourceId = id;
+    for (const button of $$("#source-list button")) button.parentElement.classList.toggle("selected", button.dataset.id === id);
+    const data = await api("/api/source", { ws: view.ws, id });
+    const s = data.source;
+    const doc = $("#source-doc");
+    doc.replaceChildren();
+    const head = el("header", "source-head");
+    head.append(el("h2", "", `${s.id} · ${s.title || s.url}`));
+    const link = el("a", "source-url", s.url);
+    if (/^https?:/i.test(s.url)) {
+      link.href = s.url;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+    }
+    const facts = [s.fetched ? `fetched ${s.fetched_at || ""}` : "seen in search results only", s.content_type, s.snapshot].filter(Boolean);
+    head.append(link, el("div", "source-facts", facts.join(" · ")));
+    const body = el("div", "markdown snapshot");
+    doc.append(head, body);
+    showHtml(body, data.html);
+  }
+
+  async function loadReport() {
+    const doc = $("#report-doc");
+    let data;
+    try {
+      data = await api("/api/report", { ws: view.ws });
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      doc.replaceChildren(el("p", "hint", "No report yet: the run writes report.md when it finishes."));
+      return;
+    }
+    view.citations = data.citations || {};
+    showHtml(doc, data.html);
+  }
+
+  // -- citation and source pop-ups -------------------------------------------------------------------
+  const popover = $("#popover");
+  let pinned = false;
+
+  function hidePopover() {
+    popover.hidden = true;
+    pinned = false;
+  }
+
+  function place(anchor) {
+    const box = anchor.getBoundingClientRect();
+    popover.hidden = false;
+    const width = popover.offsetWidth;
+    const left = Math.max(8, Math.min(box.left + window.scrollX - 20, window.scrollX + document.documentElement.clientWidth - width - 8));
+    let top = box.bottom + window.scrollY + 6;
+    if (box.bottom + popover.offsetHeight + 12 > window.innerHeight) top = box.top + window.scrollY - popover.offsetHeight - 6;
+    popover.style.left = `${left}px`;
+    popover.style.top = `${Math.max(8, top)}px`;
+  }
+
+  const normalize = (text) => text.replace(/\[[^\]]*\]/g, "").replace(/\s+/g, " ").trim().toLowerCase();
+
+  function pickRecord(records, anchor) {
+    // One number may back several statements: take the one written where the mark is.
+    const block = normalize((anchor.closest("p, li, td, th, blockquote") || anchor.parentElement).textContent);
+    const scored = records.map((r) => {
+      const words = normalize(r.statement || "").split(" ").filter((w) => w.length > 3);
+      const hits = words.filter((w) => block.includes(w)).length;
+      return [words.length ? hits / words.length : 0, r];
+    });
+    scored.sort((a, b) => b[0] - a[0]);
+    return scored[0][1];
+  }
+
+  function sourceHeader(title, url, id) {
+    const head = el("div", "pop-head");
+    head.append(el("span", "pop-title", title || url || id || ""));
+    if (url) {
+      const link = el("a", "pop-link", url);
+      if (/^https?:/i.test(url)) {
+        link.href = url;
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+      }
+      head.append(link);
+    }
+    return head;
+  }
+
+  function showCitation(anchor) {
+    const n = anchor.dataset.cite;
+    const records = view.citations[n];
+    popover.replaceChildren();
+    if (!records || !records.length) {
+      popover.append(el("div", "pop-passage", `No record for citation [${n}].`));
+    } else {
+      const r = pickRecord(records, anchor);
+      popover.append(el("div", "pop-number", `[${n}]${r.source ? ` · ${r.source}` : ""}`), sourceHeader(r.title, r.url, r.source));
+      if (r.verdict) popover.append(el("span", `badge verdict-${r.verdict}`, r.verdict));
+      const where = r.file ? `${r.file}${r.lines ? `, lines ${r.lines[0]}–${r.lines[1]}` : ""}` : "";
+      popover.append(el("div", "pop-label", r.statement ? `Passage${where ? ` (${where})` : ""}` : `Opening of the source${where ? ` (${where})` : ""}`));
+      popover.append(el("blockquote", "pop-passage", r.passage || "(no saved text)"));
+    }
+    place(anchor);
+  }
+
+  async function showSourceMark(anchor) {
+    const id = anchor.dataset.source;
+    const known = await sourcesById();
+    const s = known.get(id);
+    popover.replaceChildren(el("div", "pop-number", id));
+    if (s) {
+      popover.append(sourceHeader(s.title, s.url, id), el("div", "pop-label", s.fetched ? "Click to read its snapshot" : "Seen in search results only"));
+    } else {
+      popover.append(el("div", "pop-passage", "Not in the ledger."));
+    }
+    place(anchor);
+  }
+
+  document.addEventListener("mouseover", (event) => {
+    if (pinned) return;
+    const cite = event.target.closest("a.cite");
+    const mark = event.target.closest(".source-id");
+    if (cite) showCitation(cite);
+    else if (mark) showSourceMark(mark).catch(() => {});
+    else if (!event.target.closest("#popover")) hidePopover();
+  });
+
+  document.addEventListener("click", (event) => {
+    const cite = event.target.closest("a.cite");
+    const mark = event.target.closest(".source-id");
+    const inPage = event.target.closest('a[href^="#ref-"]');
+    if (cite) {
+      event.preventDefault(); // the hash holds the route: show the passage instead of jumping
+      showCitation(cite);
+      pinned = true;
+    } else if (mark) {
+      view.sourceId = mark.dataset.source;
+      view.stale.add("sources");
+      go("sources");
+    } else if (inPage) {
+      event.preventDefault();
+      const target = document.getElementById(inPage.getAttribute("href").slice(1));
+      if (target) target.scrollIntoView({ block: "center" });
+    } else if (!event.target.closest("#popover")) {
+      hidePopover();
+    }
+  });
+
+  // -- buttons ---------------------------------------------------------------------------------------
+  $("#tabs").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-tab]");
+    if (button && view.ws) go(button.dataset.tab);
+  });
+
+  for (const article of $$(".dashboard")) {
+    const name = article.dataset.name;
+    $(".edit", article).addEventListener("click", () => startEditing(name));
+    $(".cancel", article).addEventListener("click", () => stopEditing(name));
+    $(".save", article).addEventListener("click", () => saveDashboard(name));
+  }
+
+  $("#stop").addEventListener("click", async () => {
+    try {
+      const answer = await post("/api/stop", { ws: view.ws });
+      say(`Stopping the run (process ${answer.stopping}): it saves its state and ends, resumably.`, "ok");
+    } catch (error) {
+      say(`Not stopped: ${error.message}`, "error");
+    }
+  });
+
+  $("#resume").addEventListener("click", async () => {
+    $("#resume").disabled = true;
+    try {
+      const answer = await post("/api/resume", { ws: view.ws });
+      say(`Resumed (process ${answer.resumed}); its output goes to .runtime/view-resume.log.`, "ok");
+    } catch (error) {
+      say(`Not resumed: ${error.message}`, "error");
+    } finally {
+      $("#resume").disabled = false;
+    }
+  });
+
+  $("#exports").addEventListener("click", async (event) => {
+    const button = event.target.closest("button[data-format]");
+    if (!button) return;
+    const format = button.dataset.format;
+    button.disabled = true;
+    say(`Exporting the report as ${format.toUpperCase()}…`);
+    try {
+      const response = await fetch(`/api/export/${format}?ws=${encodeURIComponent(view.ws)}`, { credentials: "same-origin" });
+      if (!response.ok) {
+        const body = await response.json().catch(() => ({}));
+        throw new Error(body.error || `${response.status} ${response.statusText}`);
+      }
+      const blob = await response.blob();
+      const link = el("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = `${(view.summary && view.summary.folder) || "report"}.${format}`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60000);
+      say(`Exported ${link.download}.`, "ok");
+    } catch (error) {
+      say(`Export failed: ${error.message}`, "error");
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  window.addEventListener("hashchange", route);
+  refreshList().then(route);
+  setInterval(refreshList, 3000);
+})();

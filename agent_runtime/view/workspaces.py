@@ -1,0 +1,402 @@
+"""What the live view reads: the workspaces under the folder it serves, each run's figures, its
+documents, sources and report.
+
+Read only, and from files only (the view imports none of the run's engine). A request names a
+workspace by its folder name and a file by its workspace-relative path; both are untrusted: a
+workspace must be a real folder directly in the served folder (or the folder itself), and a file is
+read through the project's path policy (`sandbox.paths.PathPolicy`: no `..`, no absolute path, no
+symlink out, opened with O_NOFOLLOW) and only from the parts of a workspace the page shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.errors import PathEscapeError, SandboxError, WorkspaceError
+from agent_runtime.language import STRINGS
+from agent_runtime.ledger import LEDGER_FILE, SourceRecord, canonical_url, split_front_matter
+from agent_runtime.run_record import RunMeta, duration, load_meta
+from agent_runtime.workspace import (
+    CURRENT_DASHBOARD,
+    DASHBOARDS,
+    LOCK,
+    NOTEBOOK,
+    OVERALL_DASHBOARD,
+    REPORT,
+    RUNTIME,
+    SOURCES,
+)
+from sandbox.paths import PathPolicy
+
+CITATIONS_FILE = "report.citations.json"  # written by agent_runtime.citation_audit (not imported: it
+# pulls in the model client, and the view must start light)
+MAX_DOCUMENT_BYTES = 2_000_000  # a longer file is shown cut, with a note
+MAX_LISTED_FILES = 2_000
+OPENING_CHARS = 600  # of a snapshot, shown for a citation when the audit kept no passage
+_PID = re.compile(r"process (\d+)")
+_REFERENCE_LINE = re.compile(r"^\s*(\d{1,4})\.\s+.*?((?:https?|corpus):\S+?)[)）.,;]*(?:\s|（|\(|$)")
+_SNAPSHOT_NAME = re.compile(r"^S([1-9][0-9]*)\.md$")
+
+
+def is_workspace(path: Path) -> bool:
+    """A research workspace: its run metadata or its overall dashboard is there."""
+    return (path / RUNTIME / "run.json").is_file() or (path / OVERALL_DASHBOARD).is_file()
+
+
+class Folder:
+    """The folder `deep-researcher view` serves: one workspace, or a folder of them."""
+
+    def __init__(self, root: Path) -> None:
+        root = Path(root).expanduser()
+        if not root.is_dir():
+            raise WorkspaceError(f"{root} is not a folder: give a workspace or a folder of workspaces")
+        self.root = root.resolve()
+
+    def workspaces(self) -> list[tuple[str, Path]]:
+        """(id, path) of each workspace: "." for the folder itself, else each sub-folder's name.
+        A symlinked sub-folder is left out: it could lead anywhere on the disk."""
+        if is_workspace(self.root):
+            return [(".", self.root)]
+        found = []
+        with contextlib.suppress(OSError), os.scandir(self.root) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") or entry.is_symlink() or not entry.is_dir():
+                    continue
+                if is_workspace(Path(entry.path)):
+                    found.append((entry.name, Path(entry.path)))
+        return sorted(found)
+
+    def find(self, ws_id: str) -> Path:
+        """The workspace a request names, or WorkspaceError when there is no such workspace here."""
+        if ws_id == "." and is_workspace(self.root):
+            return self.root
+        if not ws_id or ws_id.startswith(".") or "/" in ws_id or "\\" in ws_id or "\x00" in ws_id:
+            raise WorkspaceError(f"no workspace {ws_id!r} here")
+        path = self.root / ws_id
+        if path.is_symlink() or not path.is_dir() or not is_workspace(path):
+            raise WorkspaceError(f"no workspace {ws_id!r} here")
+        return path
+
+
+# -- is it running? ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LockState:
+    held: bool
+    pid: int | None  # the process the lock file names (None when it names none)
+
+
+def lock_state(workspace: Path) -> LockState:
+    """Whether a run holds the workspace's lock: a non-blocking shared flock on `.runtime/lock`,
+    released at once, fails while a run holds its exclusive one (agent_runtime.workspace.RunLock).
+    The file is opened read-only and never created: the view changes nothing in the workspace."""
+    path = workspace / RUNTIME / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return LockState(False, None)  # never run, or not readable: nothing to stop
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                return LockState(False, None)  # a file system without locks: no run can hold one
+            named = _PID.search(os.pread(fd, 200, 0).decode("utf-8", "replace"))
+            return LockState(True, int(named.group(1)) if named else None)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return LockState(False, None)
+    finally:
+        os.close(fd)
+
+
+def holds_lock_file(pid: int, workspace: Path) -> bool:
+    """True if process `pid` has the workspace's lock file open: the check before it is sent a
+    signal, so that a stale pid in the file (the holder writes it just after locking) never gets
+    another process stopped. Linux shows a process's open files in /proc; elsewhere, a process of
+    that pid must at least exist."""
+    if pid <= 1 or pid == os.getpid():
+        return False
+    try:
+        lock = os.stat(workspace / RUNTIME / LOCK, follow_symlinks=False)
+    except OSError:
+        return False
+    fds = Path(f"/proc/{pid}/fd")
+    if not Path("/proc/self/fd").is_dir():
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    try:
+        for link in fds.iterdir():
+            with contextlib.suppress(OSError):
+                opened = os.stat(link)  # follows the /proc link to the open file itself
+                if (opened.st_dev, opened.st_ino) == (lock.st_dev, lock.st_ino):
+                    return True
+    except OSError:  # gone, or another user's process: not ours to signal
+        return False
+    return False
+
+
+# -- a run's figures -------------------------------------------------------------------------------
+def _seconds_since(stamp: str) -> float:
+    try:
+        return max(0.0, time.time() - datetime.fromisoformat(stamp).timestamp())
+    except ValueError:
+        return 0.0
+
+
+def _title_from_dashboard(workspace: Path) -> str | None:
+    with contextlib.suppress(OSError):
+        text = (workspace / OVERALL_DASHBOARD).read_text("utf-8", errors="replace")[:4000]
+        heading = re.search(r"^#\s+(.+?)\s*$", text, re.MULTILINE)
+        if heading:
+            return heading.group(1)
+    return None
+
+
+def _fingerprint(path: Path) -> str:
+    """Changes when the file (or folder listing) changes: what tells the page to reload a view."""
+    try:
+        if path.is_dir():
+            return str(sum(int(entry.stat().st_mtime_ns) for entry in os.scandir(path)))
+        info = path.stat()
+        return f"{info.st_mtime_ns}-{info.st_size}"
+    except OSError:
+        return ""
+
+
+def summary(ws_id: str, workspace: Path) -> dict[str, Any]:
+    """One workspace's title, status and figures, as the list and the status line show them."""
+    problem = None
+    try:
+        meta: RunMeta | None = load_meta(workspace / RUNTIME / "run.json")
+    except WorkspaceError as exc:
+        meta, problem = None, str(exc)
+    lock = lock_state(workspace)
+    status = meta.status if meta else "unknown"
+    if lock.held:
+        status = "running"
+    elif status == "running":
+        status = "interrupted"  # run.json says running but no process holds the lock: it was killed
+    totals = meta.totals if meta else None
+    elapsed = totals.elapsed_seconds if totals else 0.0
+    if lock.held and meta is not None:
+        elapsed += _seconds_since(meta.updated_at)  # run.json is saved once a step
+    settings = meta.settings if meta else {}
+    return {
+        "id": ws_id,
+        "folder": workspace.name,
+        "title": (meta.title if meta else None) or _title_from_dashboard(workspace) or workspace.name,
+        "purpose": meta.purpose if meta else None,
+        "status": status,
+        "running": lock.held,
+        "stop_reason": meta.stop_reason if meta else problem,
+        "resumable": meta is not None and not lock.held and status != "finished",
+        "steps": totals.steps if totals else 0,
+        "max_steps": settings.get("max_steps"),
+        "model": settings.get("model"),
+        "tokens": totals.total_tokens if totals else 0,
+        "cost": round(totals.cost, 4) if totals else 0.0,
+        "elapsed": round(elapsed, 1),
+        "elapsed_text": duration(elapsed),
+        "updated_at": meta.updated_at if meta else None,
+        "has_report": (workspace / REPORT).is_file(),
+        "versions": {
+            OVERALL_DASHBOARD: _fingerprint(workspace / OVERALL_DASHBOARD),
+            CURRENT_DASHBOARD: _fingerprint(workspace / CURRENT_DASHBOARD),
+            NOTEBOOK: _fingerprint(workspace / NOTEBOOK),
+            SOURCES: _fingerprint(workspace / SOURCES),
+            REPORT: _fingerprint(workspace / REPORT),
+        },
+    }
+
+
+# -- files ------------------------------------------------------------------------------------------
+def _shown(relative: str) -> bool:
+    """The parts of a workspace the page shows: the dashboards, the report, Notebook/ and sources/."""
+    top = relative.split("/", 1)[0]
+    return relative in (*DASHBOARDS, REPORT, CITATIONS_FILE) or top in (NOTEBOOK, SOURCES)
+
+
+def read_text(workspace: Path, relative: str, limit: int = MAX_DOCUMENT_BYTES) -> tuple[str, bool]:
+    """(text, cut) of a file the page may show; SandboxError for any other path."""
+    policy = PathPolicy(workspace)
+    target = policy.resolve(relative)  # refuses `..`, absolute paths, links out of the workspace
+    if not _shown(policy.relative(target)):
+        raise PathEscapeError(f"{relative!r} is not a file the view shows")
+    data = policy.read_bytes(relative, limit=limit + 1)
+    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def dashboard_text(workspace: Path, name: str) -> str:
+    if name not in DASHBOARDS:
+        raise PathEscapeError(f"{name!r} is not a dashboard")
+    try:
+        return read_text(workspace, name)[0]
+    except SandboxError:
+        if not (workspace / name).exists():
+            return ""
+        raise
+
+
+def list_files(workspace: Path, folder: str) -> list[str]:
+    """The files under one shown folder, workspace-relative, sorted; links out are left out."""
+    policy = PathPolicy(workspace)
+    found: list[str] = []
+    pending = [folder]
+    while pending and len(found) < MAX_LISTED_FILES:
+        current = pending.pop()
+        try:
+            entries = list(policy.iter_directory(current))
+        except SandboxError:
+            continue  # missing, or not a folder
+        for entry in entries:
+            if entry.is_dir:
+                pending.append(entry.relative)
+            elif not entry.name.startswith("."):
+                found.append(entry.relative)
+    return sorted(found)[:MAX_LISTED_FILES]
+
+
+# -- sources ----------------------------------------------------------------------------------------
+def sources(workspace: Path) -> list[SourceRecord]:
+    """The ledger's records, read without the Ledger class (whose load may write a repaired ledger:
+    the view must never write in a run's workspace), plus snapshots the ledger does not list yet
+    (a run writes the snapshot first)."""
+    records: dict[str, SourceRecord] = {}
+    with contextlib.suppress(SandboxError, ValueError, TypeError):
+        data = json.loads(read_text(workspace, f"{SOURCES}/{LEDGER_FILE}")[0])
+        for entry in data.get("sources", []) if isinstance(data, dict) else []:
+            with contextlib.suppress(ValueError, TypeError):
+                record = SourceRecord.from_json(entry)
+                records[record.id] = record
+    for relative in list_files(workspace, SOURCES):
+        name = relative.rsplit("/", 1)[-1]
+        match = _SNAPSHOT_NAME.match(name)
+        if not match or f"S{match.group(1)}" in records:
+            continue
+        with contextlib.suppress(SandboxError):
+            fields, _ = split_front_matter(read_text(workspace, relative, limit=16_384)[0])
+            url = fields.get("url", "")
+            records[f"S{match.group(1)}"] = SourceRecord(
+                id=f"S{match.group(1)}", url=url, canonical_url=canonical_url(url) if url else "",
+                title=fields.get("title", ""), fetched_at=fields.get("fetched_at"),
+                final_url=fields.get("final_url"), snapshot=relative,
+            )  # fmt: skip
+    return sorted(records.values(), key=lambda r: r.number)
+
+
+def source_json(record: SourceRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "title": record.title,
+        "url": record.final_url or record.url,
+        "fetched": record.fetched,
+        "fetched_at": record.fetched_at,
+        "first_seen": record.first_seen,
+        "via": record.first_seen_via,
+        "snapshot": record.snapshot,
+        "content_type": record.content_type,
+    }
+
+
+def snapshot(workspace: Path, record: SourceRecord) -> tuple[dict[str, str], str, bool]:
+    """(front matter, body, cut) of a source's saved text; its search snippet when never fetched."""
+    if not record.snapshot:
+        return {}, record.snippet or "", False
+    text, cut = read_text(workspace, record.snapshot)
+    fields, body = split_front_matter(text)
+    return fields, body, cut
+
+
+# -- the report's citations -------------------------------------------------------------------------
+def _opening(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= OPENING_CHARS else text[:OPENING_CHARS] + "…"
+
+
+def _references(report: str) -> list[str]:
+    """The lines of the References section the finalizer wrote (its heading in any report language)."""
+    titles = {f"## {table['references']}" for table in STRINGS.values()}
+    lines = report.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip() in titles]
+    if not starts:
+        return []
+    section = []
+    for line in lines[starts[-1] + 1 :]:
+        if line.startswith("## "):
+            break
+        section.append(line)
+    return section
+
+
+def citations(workspace: Path, report: str) -> dict[str, list[dict[str, Any]]]:
+    """For each citation number of report.md, what the page shows when it is pointed at: the
+    passages the citation audit kept (report.citations.json), else the opening of the cited
+    source's snapshot (the source found by the URL of its References entry)."""
+    by_id = {record.id: record for record in sources(workspace)}
+    by_url = {canonical_url(r.final_url or r.url): r for r in by_id.values()}
+    for known in by_id.values():
+        for alias in (known.canonical_url, *known.aliases):
+            by_url.setdefault(alias, known)
+    shown: dict[str, list[dict[str, Any]]] = {}
+    audited: list[Any] = []
+    with contextlib.suppress(SandboxError, ValueError):
+        loaded = json.loads(read_text(workspace, CITATIONS_FILE)[0])
+        if isinstance(loaded, dict):  # {"citations": [...]}, as actions/finish.py writes it
+            loaded = loaded.get("citations")
+        audited = loaded if isinstance(loaded, list) else []
+    for item in audited:
+        if not isinstance(item, dict) or not isinstance(item.get("citation"), int):
+            continue
+        cited = by_id.get(str(item.get("source")))
+        shown.setdefault(str(item["citation"]), []).append(
+            {
+                "source": item.get("source"),
+                "title": cited.title if cited else "",
+                "url": (cited.final_url or cited.url) if cited else None,
+                "statement": str(item.get("statement") or ""),
+                "passage": str(item.get("passage") or ""),
+                "file": item.get("file"),
+                "lines": item.get("lines"),
+                "verdict": item.get("verdict"),
+            }
+        )
+    for line in _references(report):  # numbers the audit did not cover: the References entries
+        match = _REFERENCE_LINE.match(line)
+        if not match or match.group(1) in shown:
+            continue
+        url = match.group(2)
+        record = by_url.get(canonical_url(url))
+        passage = ""
+        if record is not None:
+            with contextlib.suppress(SandboxError):
+                passage = _opening(snapshot(workspace, record)[1])
+        shown[match.group(1)] = [
+            {
+                "source": record.id if record else None,
+                "title": record.title if record else "",
+                "url": url,
+                "statement": "",
+                "passage": passage,
+                "file": record.snapshot if record else None,
+                "lines": None,
+                "verdict": None,
+            }
+        ]
+    return shown

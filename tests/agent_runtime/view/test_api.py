@@ -1,0 +1,131 @@
+"""What the page reads and changes: the workspace list and figures, documents, sources, the report's
+citation passages, and dashboard edits (written atomically, refused when the run changed the file
+meanwhile)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from agent_runtime.view.server import create_app
+from agent_runtime.view.workspaces import Folder
+from tests.agent_runtime.view.conftest import AUTH, ORIGIN, PORT, TOKEN, make_workspace
+
+
+def test_the_list_shows_each_workspace_with_its_title_status_and_figures(client: TestClient, runs: Path) -> None:
+    (runs / "notes").mkdir()  # a folder that is no workspace is not listed
+    make_workspace(runs / "other", title="Sodium-ion batteries")
+    found = client.get("/api/workspaces", headers=AUTH).json()
+    assert found["folder"] == str(runs.resolve())
+    by_id = {w["id"]: w for w in found["workspaces"]}
+    assert sorted(by_id) == ["other", "ssb"]
+    ssb = by_id["ssb"]
+    assert ssb["title"] == "Solid-state batteries" and ssb["status"] == "stopped" and not ssb["running"]
+    assert (ssb["steps"], ssb["max_steps"], ssb["tokens"], ssb["elapsed_text"]) == (5, 5, 1500, "0s")
+    assert ssb["resumable"] and ssb["has_report"]
+    assert ssb["stop_reason"].startswith("max_steps")
+
+
+def test_a_workspace_given_itself_is_the_one_shown(runs: Path) -> None:
+    with TestClient(create_app(Folder(runs / "ssb"), TOKEN, PORT), base_url=ORIGIN) as client:
+        listed = client.get("/api/workspaces", headers=AUTH).json()["workspaces"]
+        assert [w["id"] for w in listed] == ["."]
+        assert client.get("/api/summary?ws=.", headers=AUTH).json()["title"] == "Solid-state batteries"
+
+
+def test_a_run_killed_while_running_shows_as_interrupted(client: TestClient, runs: Path) -> None:
+    run_file = runs / "ssb" / ".runtime" / "run.json"
+    run_file.write_text(run_file.read_text().replace('"stopped"', '"running"'))
+    summary = client.get("/api/summary?ws=ssb", headers=AUTH).json()
+    assert summary["status"] == "interrupted" and summary["resumable"]  # no process holds its lock
+
+
+def test_dashboards_notebook_and_sources_are_rendered(client: TestClient) -> None:
+    dashboards = client.get("/api/dashboards?ws=ssb", headers=AUTH).json()
+    assert set(dashboards) == {"overall_dashboard.md", "current_dashboard.md"}
+    assert dashboards["overall_dashboard.md"]["text"].startswith("# Solid-state batteries")
+    assert "<h1>Solid-state batteries</h1>" in dashboards["overall_dashboard.md"]["html"]
+    assert client.get("/api/notebook?ws=ssb", headers=AUTH).json()["files"] == ["Notebook/01_costs.md"]
+    note = client.get("/api/file?ws=ssb&path=Notebook/01_costs.md", headers=AUTH).json()["html"]
+    assert '<span class="source-id" data-source="S1">S1</span>' in note
+    sources = client.get("/api/sources?ws=ssb", headers=AUTH).json()["sources"]
+    assert [(s["id"], s["title"], s["url"], s["fetched"]) for s in sources] == [
+        ("S1", "Page costs", "https://example.org/costs", True),
+        ("S2", "Page forum", "https://example.org/forum", True),
+    ]
+    source = client.get("/api/source?ws=ssb&id=s1", headers=AUTH).json()
+    assert source["front_matter"]["url"] == "https://example.org/costs"
+    assert source["html"].startswith("<p>Cells cost 180 dollars per kWh in 2026.</p>")  # no front matter
+    assert client.get("/api/source?ws=ssb&id=S9", headers=AUTH).status_code == 404
+    assert client.get("/api/file?ws=ssb&path=Notebook/none.md", headers=AUTH).status_code == 404
+
+
+def test_a_snapshot_the_ledger_does_not_list_yet_is_shown(client: TestClient, runs: Path) -> None:
+    (runs / "ssb" / "sources" / "S3.md").write_text('---\nid: "S3"\nurl: "https://example.org/new"\n---\n\nNew.\n')
+    sources = client.get("/api/sources?ws=ssb", headers=AUTH).json()["sources"]
+    assert sources[-1]["id"] == "S3" and sources[-1]["url"] == "https://example.org/new"
+
+
+def test_each_citation_shows_the_audited_passage_else_the_opening_of_its_source(client: TestClient) -> None:
+    report = client.get("/api/report?ws=ssb", headers=AUTH).json()
+    assert '<a class="cite" href="#ref-1" data-cite="1">1</a>' in report["html"]
+    assert 'id="ref-1"' in report["html"] and 'href="https://example.org/costs"' in report["html"]
+    first = report["citations"]["1"][0]
+    assert first["passage"] == "Cells cost 180 dollars per kWh in 2026." and first["verdict"] == "supported"
+    assert first["url"] == "https://example.org/costs" and first["lines"] == [5, 5]
+    second = report["citations"]["2"][0]  # not in report.citations.json: found by its References URL
+    assert second["source"] == "S2" and second["statement"] == "" and second["url"] == "https://example.org/forum"
+
+
+def test_without_the_audit_file_every_citation_shows_its_source_opening(client: TestClient, runs: Path) -> None:
+    (runs / "ssb" / "report.citations.json").unlink()
+    first = client.get("/api/report?ws=ssb", headers=AUTH).json()["citations"]["1"][0]
+    assert first["source"] == "S1"
+    assert first["passage"] == "Cells cost 180 dollars per kWh in 2026. The second paragraph."
+
+
+def test_a_run_without_report_answers_404(client: TestClient, runs: Path) -> None:
+    (runs / "ssb" / "report.md").unlink()
+    assert client.get("/api/report?ws=ssb", headers=AUTH).status_code == 404
+    assert client.get("/api/summary?ws=ssb", headers=AUTH).json()["has_report"] is False
+
+
+def test_a_dashboard_edit_is_written_atomically_and_refused_when_the_run_changed_it_meanwhile(
+    client: TestClient, runs: Path
+) -> None:
+    target = runs / "ssb" / "current_dashboard.md"
+    loaded = client.get("/api/dashboards?ws=ssb", headers=AUTH).json()["current_dashboard.md"]
+    url = "/api/dashboards/current_dashboard.md?ws=ssb"
+    saved = client.post(url, json={"content": "# Current\n\nLook at costs first.", "base": loaded["sha"]}, headers=AUTH)
+    assert saved.status_code == 200
+    assert target.read_text() == "# Current\n\nLook at costs first.\n"
+    assert not [p for p in target.parent.iterdir() if p.name.endswith(".tmp")]
+
+    target.write_text("# Current\n\nThe agent's own update.\n")  # the run writes while the person edits
+    stale = client.post(url, json={"content": "# Mine\n", "base": saved.json()["sha"]}, headers=AUTH)
+    assert stale.status_code == 409 and "changed" in stale.json()["error"]
+    assert stale.json()["current"] == "# Current\n\nThe agent's own update.\n"
+    assert target.read_text() == "# Current\n\nThe agent's own update.\n"
+    assert client.post(url, json={"content": "# Mine\n"}, headers=AUTH).status_code == 200  # "save anyway"
+    assert target.read_text() == "# Mine\n"
+
+
+def test_a_dashboard_edit_must_be_text_and_a_dashboard(client: TestClient) -> None:
+    url = "/api/dashboards/current_dashboard.md?ws=ssb"
+    assert client.post(url, content=b"not json", headers=AUTH).status_code == 400
+    assert client.post(url, json={"content": 3}, headers=AUTH).status_code == 400
+    assert client.post(url, json=["x"], headers=AUTH).status_code == 400
+    assert client.post("/api/dashboards/report.md?ws=ssb", json={"content": "x"}, headers=AUTH).status_code == 404
+    assert client.post("/api/dashboards/..%2Fx.md?ws=ssb", json={"content": "x"}, headers=AUTH).status_code == 404
+
+
+def test_a_symlinked_dashboard_is_replaced_never_followed(client: TestClient, runs: Path) -> None:
+    outside = runs.parent / "elsewhere.md"
+    outside.write_text("keep\n")
+    target = runs / "ssb" / "current_dashboard.md"
+    target.unlink()
+    target.symlink_to(outside)
+    answer = client.post("/api/dashboards/current_dashboard.md?ws=ssb", json={"content": "x"}, headers=AUTH)
+    assert answer.status_code == 403  # reading it to compare would leave the workspace
+    assert outside.read_text() == "keep\n"
