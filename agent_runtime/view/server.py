@@ -60,7 +60,12 @@ from agent_runtime.view.workspaces import citations as report_citations
 from agent_runtime.workspace import DASHBOARDS, NOTEBOOK, REPORT
 from sandbox import atomic_write_text
 
-STATIC = {"app.js": "text/javascript", "style.css": "text/css", "favicon.svg": "image/svg+xml"}
+STATIC = {
+    "app.js": "text/javascript",
+    "timeline.js": "text/javascript",
+    "style.css": "text/css",
+    "favicon.svg": "image/svg+xml",
+}
 EXPORT_TYPES = {
     "html": "text/html",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -97,6 +102,14 @@ def _render(relative: str, text: str, citations: str | None) -> str:
     if relative.lower().endswith(_MARKDOWN_SUFFIXES):
         return render_markdown(text, citations=citations)
     return f"<pre>{html.escape(text)}</pre>"
+
+
+def _shown_path(path: Path) -> str:
+    """The folder as a person reads it: ~/research rather than /home/ann/research."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except (ValueError, RuntimeError):  # not under the home folder, or no home folder
+        return str(path)
 
 
 def _cut_note(cut: bool) -> str:
@@ -155,7 +168,7 @@ class ViewApp:
     # -- reading ------------------------------------------------------------------------------
     def workspaces(self, request: Request) -> Response:
         found = [summary(ws_id, path) for ws_id, path in self.folder.workspaces()]
-        return JSONResponse({"folder": str(self.folder.root), "workspaces": found})
+        return JSONResponse({"folder": _shown_path(self.folder.root), "workspaces": found})
 
     def summary(self, request: Request) -> Response:
         ws_id, path = self._workspace(request)
@@ -297,9 +310,9 @@ class ViewApp:
         folder = Path(tempfile.mkdtemp(prefix="deep-researcher-export-"))
         try:
             written = export_report(path, fmt, output=folder / f"report.{fmt}")
-        except DeepResearcherError as exc:
+        except DeepResearcherError as exc:  # no Chromium for a PDF, an unreadable report: one line
             shutil.rmtree(folder, ignore_errors=True)
-            return _error(500, str(exc))
+            return _error(409, str(exc))
         except Exception:
             shutil.rmtree(folder, ignore_errors=True)
             raise

@@ -1,4 +1,5 @@
-// The live view's page. Plain JavaScript, no build step, nothing loaded from elsewhere.
+// The live view's page (with timeline.js, loaded first). Plain JavaScript, no build step, nothing
+// loaded from elsewhere.
 //
 // Safety rule: text that comes from a run or a web page (event fields, titles, URLs, passages) is put
 // into the page with textContent only. innerHTML takes only the `html` fields the server rendered
@@ -11,17 +12,7 @@
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-
-  const number = (n) => Number(n || 0).toLocaleString("en-US");
-  const compact = (n) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 100000 ? 0 : 1)}k` : String(n || 0));
-  const seconds = (s) => (s >= 10 ? `${Math.round(s)}s` : `${Number(s).toFixed(1)}s`);
-  const clip = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
+  const { el, number, timeline, addEvent, resetTimeline, scrollToEnd } = window.DeepResearcherView;
 
   const view = {
     ws: null, // the workspace shown
@@ -67,6 +58,8 @@
     box.textContent = text;
     box.className = `message ${kind}`;
     box.hidden = !text;
+    clearTimeout(say.timer);
+    if (kind === "ok") say.timer = setTimeout(() => say(""), 12000);
   }
 
   // -- the workspace list --------------------------------------------------------------------------
@@ -85,6 +78,18 @@
     return el("span", `badge status-${status}`, STATUS_LABEL[status] || status);
   }
 
+  function listItem(s) {
+    const item = el("li", s.id === view.ws ? "selected" : "");
+    item.dataset.ws = s.id;
+    const link = el("a");
+    link.href = `#ws=${encodeURIComponent(s.id)}&tab=${view.tab}`;
+    const top = el("div", "ws-top");
+    top.append(el("span", "ws-title", s.title), badge(s.status));
+    link.append(top, el("div", "ws-figures", figures(s)));
+    item.append(link);
+    return item;
+  }
+
   async function refreshList() {
     let data;
     try {
@@ -94,17 +99,7 @@
     }
     $("#folder").textContent = data.folder;
     const list = $("#workspace-list");
-    list.replaceChildren();
-    for (const s of data.workspaces) {
-      const item = el("li", s.id === view.ws ? "selected" : "");
-      const link = el("a");
-      link.href = `#ws=${encodeURIComponent(s.id)}&tab=${view.tab}`;
-      const top = el("div", "ws-top");
-      top.append(el("span", "ws-title", s.title), badge(s.status));
-      link.append(top, el("div", "ws-figures", figures(s)));
-      item.append(link);
-      list.append(item);
-    }
+    list.replaceChildren(...data.workspaces.map(listItem));
     $("#no-workspaces").hidden = data.workspaces.length > 0;
     if (!view.ws && data.workspaces.length === 1) location.hash = `ws=${encodeURIComponent(data.workspaces[0].id)}`;
   }
@@ -151,6 +146,7 @@
     view.tab = tab;
     for (const button of $$("#tabs button")) button.classList.toggle("active", button.dataset.tab === tab);
     for (const section of $$(".tab")) section.hidden = section.id !== `tab-${tab}`;
+    if (tab === "timeline") scrollToEnd();
     hidePopover();
     if (view.ws && view.stale.has(tab)) load(tab);
   }
@@ -172,6 +168,8 @@
 
   function showState(s) {
     view.summary = s;
+    const listed = $$("#workspace-list li").find((item) => item.dataset.ws === s.id);
+    if (listed) listed.replaceWith(listItem(s)); // the list follows the open run live
     $("#run-title").textContent = s.title;
     $("#run-purpose").textContent = s.purpose || "";
     $("#stop").hidden = !s.running;
@@ -204,196 +202,6 @@
     if (s.model) parts.push(s.model);
     line.append(el("span", "figures", parts.join(" · ")));
     if (!s.running && s.stop_reason) line.append(el("span", "reason", s.stop_reason));
-  }
-
-  // -- the timeline ----------------------------------------------------------------------------------
-  const timeline = { cards: new Map(), run: 0, current: null, activity: "" };
-
-  function resetTimeline() {
-    $("#timeline").replaceChildren();
-    Object.assign(timeline, { cards: new Map(), run: 0, current: null, activity: "" });
-  }
-
-  function append(node, parent) {
-    const box = $("#tab-timeline");
-    const follow = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
-    (parent || $("#timeline")).append(node);
-    if (follow) box.scrollTop = box.scrollHeight;
-  }
-
-  function card(step) {
-    const key = `${timeline.run}:${step}`;
-    let found = timeline.cards.get(key);
-    if (!found) {
-      const item = el("li", "step");
-      const head = el("div", "step-head");
-      const info = el("div", "step-info");
-      head.append(el("div", "step-number", `Step ${step}`), info);
-      const body = el("ul", "step-body");
-      item.append(head, body);
-      append(item);
-      found = { item, info, body, groups: [] };
-      timeline.cards.set(key, found);
-    }
-    return found;
-  }
-
-  const AGENT_OF_ACTION = {
-    file_operation: (agent) => agent === "file",
-    browse: (agent) => agent === "browser",
-    research_task: (agent) => agent.startsWith("research"),
-  };
-
-  function agentLabel(agent) {
-    if (agent === "file") return "File agent";
-    if (agent === "browser") return "Browser agent";
-    if (agent.startsWith("research")) return `Research agent ${agent.replace(/^research-?/, "")}`.trim();
-    return agent;
-  }
-
-  function group(agent) {
-    const owner = timeline.current || card(0);
-    let found = owner.groups.find((g) => g.agent === agent && !g.attached);
-    if (!found) {
-      const details = el("details", "agent-group");
-      details.open = true;
-      const summary = el("summary");
-      const rows = el("ul", "agent-rows");
-      details.append(summary, rows);
-      found = { agent, details, summary, rows, steps: 0, actions: 0, attached: false };
-      owner.groups.push(found);
-      append(details, owner.body);
-    }
-    return found;
-  }
-
-  function countGroup(g) {
-    g.summary.textContent = `${agentLabel(g.agent)} · ${g.actions} action${g.actions === 1 ? "" : "s"} in ${g.steps} step${g.steps === 1 ? "" : "s"}`;
-  }
-
-  const KEY_ARGUMENT = {
-    web_search: "query", visit_url: "url", file_operation: "operation_description", browse: "task",
-    research_task: "question", all_finished: "result", update_overall_dashboard: "content",
-    update_current_dashboard: "content", finish: "answer",
-  };
-
-  function describe(action, args) {
-    if (!args || typeof args !== "object") return "";
-    const show = (value) => (typeof value === "string" ? value : JSON.stringify(value));
-    const key = KEY_ARGUMENT[action];
-    if (key && args[key] !== undefined) {
-      const value = Array.isArray(args[key]) ? args[key].join(", ") : show(args[key]);
-      return clip(value.split("\n")[0], 160);
-    }
-    return clip(Object.entries(args).slice(0, 2).map(([k, v]) => `${k}: ${clip(show(v), 80)}`).join(" · "), 160);
-  }
-
-  function actionRow(event) {
-    const row = el("li", `event action${event.error ? " failed" : ""}`);
-    const line = el("div", "line");
-    line.append(el("span", "name", event.action), el("span", "args", describe(event.action, event.arguments)));
-    const facts = [];
-    if (event.observation_chars !== undefined && event.observation_chars !== null) facts.push(`${number(event.observation_chars)} chars`);
-    if (event.duration !== undefined && event.duration !== null) facts.push(seconds(event.duration));
-    line.append(el("span", "facts", facts.join(" · ")));
-    row.append(line);
-    if (event.error) row.append(el("div", "error-text", clip(String(event.error), 400)));
-    return row;
-  }
-
-  function note(text, className, where) {
-    const row = el("li", `event note ${className || ""}`, text);
-    append(row, where || (timeline.current ? timeline.current.body : null));
-    return row;
-  }
-
-  function addEvent(e) {
-    const agent = e.agent || (e.event === "browse_step" ? "browser" : "run");
-    switch (e.event) {
-      case "run_started":
-        timeline.run += 1;
-        timeline.current = null;
-        note(e.resumes ? `Resumed (resume ${e.resumes})` : `Run started${e.model ? ` with ${e.model}` : ""}`, "marker");
-        timeline.activity = "starting";
-        break;
-      case "run_ended":
-        note(`Run ended: ${e.status}${e.reason ? ` (${e.reason})` : ""}`, `marker ended-${e.status}`, $("#timeline"));
-        timeline.current = null;
-        timeline.activity = "";
-        break;
-      case "model_call":
-        if (agent === "main") {
-          timeline.current = card(e.step);
-          const calls = (e.calls || []).join(", ") || "no action";
-          const clock = typeof e.time === "string" ? e.time.slice(11, 19) : "";
-          timeline.current.info.textContent = `${clock} · ${compact((e.prompt_tokens || 0) + (e.completion_tokens || 0))} tokens`;
-          if ((e.problems || []).length) note(`The reply needed tolerance: ${e.problems.join(", ")}`, "warning");
-          timeline.activity = calls;
-        } else {
-          const g = group(agent);
-          g.steps += 1;
-          countGroup(g);
-          g.rows.append(el("li", "event sub-call", `step ${e.step}: ${(e.calls || []).join(", ") || "no action"}`));
-        }
-        break;
-      case "action":
-        if (agent === "main") {
-          const owner = card(e.step);
-          const row = actionRow(e);
-          const matches = AGENT_OF_ACTION[e.action];
-          const g = matches && owner.groups.find((candidate) => !candidate.attached && matches(candidate.agent));
-          if (g) {
-            g.attached = true;
-            g.details.open = false;
-            row.append(g.details); // the sub-agent's steps fold under the action they served
-          }
-          append(row, owner.body);
-          timeline.activity = e.action;
-        } else {
-          const g = group(agent);
-          g.actions += 1;
-          countGroup(g);
-          g.rows.append(actionRow(e));
-          timeline.activity = `${agentLabel(agent)}: ${e.action}`;
-        }
-        break;
-      case "agent_started":
-        group(agent).rows.append(el("li", "event sub-call", `started: ${clip(String(e.question || e.task || ""), 200)}`));
-        break;
-      case "agent_ended":
-        group(agent).rows.append(el("li", "event sub-call", `ended: ${e.outcome}${e.reason ? ` (${e.reason})` : ""}`));
-        break;
-      case "browse_step": {
-        const g = group("browser");
-        g.steps += 1;
-        g.actions += (e.actions || []).length;
-        countGroup(g);
-        g.rows.append(el("li", "event sub-call", `${(e.actions || []).join(", ")} ${e.url || ""}`));
-        break;
-      }
-      case "dashboard_edited":
-        note(`Edited from outside the run: ${(e.files || []).join(", ")}; the agent continues from the edited text`, "edited");
-        break;
-      case "compaction":
-        note(`Context compacted (${e.how}): ${number(e.tokens_before)} → ${number(e.tokens_after)} tokens`, "system");
-        break;
-      case "context_overflow":
-        note(`The endpoint refused a request as too long: window ${number(e.window_before)} → ${number(e.window_after)} tokens`, "warning");
-        break;
-      case "model_retry":
-        note(`Model call failed (${e.reason}); retry ${e.attempt} in ${seconds(e.delay || 0)}`, "warning");
-        break;
-      case "model_waiting":
-        timeline.activity = `waiting for the model (${seconds(e.seconds || 0)})`;
-        break;
-      case "search_provider_failed":
-        note(`Search provider ${e.provider} failed: ${clip(String(e.error || ""), 200)}`, "warning");
-        break;
-      default: {
-        const rest = Object.entries(e).filter(([k]) => !["time", "t", "event", "agent", "step"].includes(k));
-        note(`${e.event}${rest.length ? ": " : ""}${clip(rest.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" "), 200)}`, "system");
-      }
-    }
   }
 
   // -- rendered documents ----------------------------------------------------------------------------
@@ -493,6 +301,7 @@
       button.parentElement.classList.toggle("selected", `Notebook/${button.textContent}` === path);
     }
     const data = await api("/api/file", { ws: view.ws, path });
+    if (view.notebookFile !== path) return; // another file was chosen meanwhile
     showHtml($("#notebook-doc"), data.html);
   }
 
@@ -529,6 +338,7 @@
     view.sourceId = id;
     for (const button of $$("#source-list button")) button.parentElement.classList.toggle("selected", button.dataset.id === id);
     const data = await api("/api/source", { ws: view.ws, id });
+    if (view.sourceId !== id) return; // another source was chosen meanwhile
     const s = data.source;
     const doc = $("#source-doc");
     doc.replaceChildren();

@@ -17,7 +17,7 @@ def test_the_list_shows_each_workspace_with_its_title_status_and_figures(client:
     (runs / "notes").mkdir()  # a folder that is no workspace is not listed
     make_workspace(runs / "other", title="Sodium-ion batteries")
     found = client.get("/api/workspaces", headers=AUTH).json()
-    assert found["folder"] == str(runs.resolve())
+    assert found["folder"].endswith("/runs")
     by_id = {w["id"]: w for w in found["workspaces"]}
     assert sorted(by_id) == ["other", "ssb"]
     ssb = by_id["ssb"]

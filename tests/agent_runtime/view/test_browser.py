@@ -1,0 +1,187 @@
+"""The live view in a real browser (Debian's Chromium driven by Playwright) on a live scripted run
+through the real CLI: the timeline grows while the run works; a dashboard edited in the page is
+saved and reaches the next request the model receives; Stop ends the run with exit 130 and Resume
+continues it to the end; pointing at a citation of the report shows its passage and links to the
+source; a snapshot carrying a script shows it as text without running it. The page is saved as a
+screenshot (tmp_path/view.png; also to $DEEP_RESEARCHER_VIEW_SCREENSHOT when set)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_runtime.testing import ScriptedEndpoint
+from tests.agent_runtime.view.conftest import RunningView
+from tests.agent_runtime.view.scenario import PURPOSE, TITLE, Research, page_server
+from tests.conftest import cli_env
+
+CHROMIUM = "/usr/bin/chromium"
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium is not installed at {CHROMIUM}")
+
+MARK = "STEER-7: compare the cost per kWh with lithium-ion packs first"
+STEERED = f"# Current dashboard\n\n## Task\n{MARK}\n\n## Next steps\n- read market notes\n"
+
+
+def wait_until(condition: Callable[[], Any], seconds: float, what: str) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def wait_js(page: Any, expression: str, seconds: float = 30) -> Any:
+    """Poll a JavaScript expression (page.wait_for_function evaluates strings with eval, which the
+    view's Content-Security-Policy forbids, as it should)."""
+    return wait_until(lambda: page.evaluate(expression), seconds, expression)
+
+
+def shown_in(request: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in request.get("messages", []))
+
+
+def test_watch_steer_stop_resume_and_read_a_live_run(
+    tmp_path: Path,
+    endpoint: Callable[[Any], ScriptedEndpoint],
+    view_process: Callable[..., RunningView],
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    workspace = runs / "solid-state-batteries"
+    with page_server() as pages:
+        research = Research(f"http://127.0.0.1:{pages.port}", delay=0.6)
+        server = endpoint(research)
+        env = cli_env(server.url)
+        run = subprocess.Popen(
+            [sys.executable, "-m", "agent_runtime.cli", "run", TITLE, "--purpose", PURPOSE,
+             "--workspace", str(workspace), "--allow-private-urls"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            view = view_process(runs, env)
+            with playwright_api.sync_playwright() as driver:
+                browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+                try:
+                    page = browser.new_page(viewport={"width": 1280, "height": 800})
+                    _drive(page, view, research, server, run, workspace, tmp_path)
+                    # Without the Content-Security-Policy too: the escaping alone keeps the script inert.
+                    bare = browser.new_context(bypass_csp=True).new_page()
+                    bare.goto(view.url)
+                    _open_forum_snapshot(bare)
+                finally:
+                    browser.close()
+        finally:
+            if run.poll() is None:
+                run.kill()
+            run.communicate(timeout=30)
+    assert view.process.poll() is None  # the view outlives the runs it shows
+
+
+def _drive(
+    page: Any, view: RunningView, research: Research, server: ScriptedEndpoint,
+    run: subprocess.Popen[str], workspace: Path, tmp_path: Path,
+) -> None:  # fmt: skip
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(view.url)
+    assert page.url == view.base + "/"  # the token left the address bar for the cookie
+
+    # The one workspace opens by itself once the run has made it; the timeline grows as it works.
+    page.wait_for_selector("#run:not([hidden])", timeout=30_000)
+    page.wait_for_selector("#status-line .status-running", timeout=30_000)
+    actions = "document.querySelectorAll('#timeline .event.action').length"
+    wait_js(page, f"{actions} >= 2")
+    seen = page.evaluate(actions)
+    wait_js(page, f"{actions} > {seen}")
+    # The File agent's steps are folded under the file_operation they served.
+    page.wait_for_selector("#timeline .event.action .agent-group summary >> text=File agent", timeout=30_000)
+    wait_js(
+        page,
+        "[...document.querySelectorAll('#timeline .event.action .name')]"
+        ".some(n => n.textContent === 'update_current_dashboard')",
+    )
+
+    # Steering: edit the current dashboard in the page.
+    page.click("#tabs button[data-tab=dashboards]")
+    dashboard = page.locator('.dashboard[data-name="current_dashboard.md"]')
+    dashboard.locator(".doc h2").first.wait_for()
+    dashboard.locator("button.edit").click()
+    dashboard.locator("textarea").fill(STEERED)
+    before = len(server.requests)
+    dashboard.locator("button.save").click()
+    page.wait_for_selector("#message.ok >> text=Saved current_dashboard.md")
+    assert (workspace / "current_dashboard.md").read_text() == STEERED
+    # The next request carries the edited text (or the one after it, if a request was on its way
+    # as the file was saved).
+    carrying = wait_until(
+        lambda: [n for n, r in enumerate(server.requests[before:], 1) if MARK in shown_in(r)],
+        30, "the edited dashboard in a request",
+    )  # fmt: skip
+    assert carrying[0] <= 2, f"the edit reached the model only at request {carrying[0]} after it"
+    page.click("#tabs button[data-tab=timeline]")
+    page.wait_for_selector("#timeline .event.note.edited >> text=current_dashboard.md", timeout=30_000)
+    page.screenshot(path=str(tmp_path / "view.png"))
+    if os.environ.get("DEEP_RESEARCHER_VIEW_SCREENSHOT"):
+        shutil.copy(tmp_path / "view.png", os.environ["DEEP_RESEARCHER_VIEW_SCREENSHOT"])
+
+    # Stop: the run ends resumably with exit 130; Resume continues it to the end.
+    page.click("#stop")
+    assert run.wait(60) == 130
+    page.wait_for_selector("#status-line .status-interrupted", timeout=30_000)
+    assert json.loads((workspace / ".runtime" / "run.json").read_text())["status"] == "interrupted"
+    research.finish.set()
+    page.click("#resume")
+    page.wait_for_selector("#message.ok >> text=Resumed", timeout=30_000)
+    page.wait_for_selector("#status-line .status-finished", timeout=60_000)
+    meta = json.loads((workspace / ".runtime" / "run.json").read_text())
+    assert meta["status"] == "finished" and meta["resumes"] == 1
+    page.wait_for_selector("#timeline .event.note >> text=Resumed (resume 1)")
+    page.wait_for_selector("#timeline .event.note >> text=Run ended: finished")
+
+    # The report: pointing at a citation shows the passage the audit found, and the source's link.
+    page.click("#tabs button[data-tab=report]")
+    cite = page.locator("#report-doc a.cite").first
+    cite.wait_for()
+    cite.hover()
+    popover = page.locator("#popover")
+    popover.wait_for(state="visible")
+    assert "The cost of solid-state cells fell to 180 dollars per kWh in 2026" in popover.inner_text()
+    assert "supported" in popover.inner_text()
+    assert popover.locator("a.pop-link").get_attribute("href").endswith("/ssb-costs")
+    assert popover.locator("a.pop-link").get_attribute("rel") == "noopener noreferrer"
+
+    # Export: the button downloads the report as a file.
+    with page.expect_download() as download:
+        page.click("#exports button[data-format=html]")
+    assert download.value.suggested_filename == "solid-state-batteries.html"
+    exported = Path(download.value.path()).read_text("utf-8")
+    assert TITLE in exported and "/ssb-costs" in exported
+    page.wait_for_selector("#message.ok >> text=Exported solid-state-batteries.html")
+
+    # A snapshot carrying a script: shown as text, never run (nor its onerror handler).
+    _open_forum_snapshot(page)
+    assert not errors, errors
+
+
+def _open_forum_snapshot(page: Any) -> None:
+    page.wait_for_selector("#run:not([hidden])")
+    page.click("#tabs button[data-tab=sources]")
+    page.locator("#source-list button >> text=Forum").click()
+    page.wait_for_selector("#source-doc .snapshot >> text=window.pwned = 1")
+    assert "<script>window.pwned = 1</script>" in page.locator("#source-doc .snapshot").inner_text()
+    page.wait_for_timeout(300)  # time for an image's onerror, had the tag been made
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("#source-doc script, #source-doc img").count() == 0
