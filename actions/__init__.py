@@ -4,6 +4,7 @@ from actions.browser.browse import browse
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
 from actions.file_operation import file_operation
 from actions.finish import all_finished
+from actions.research_task import research_task
 from actions.web import visit_url, web_search
 from agent_runtime.registry import Action
 
@@ -15,6 +16,7 @@ def main_actions() -> list[Action]:
         web_search,
         visit_url,
         browse,
+        research_task,
         update_overall_dashboard,
         update_current_dashboard,
         all_finished,

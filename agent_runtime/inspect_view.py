@@ -5,12 +5,51 @@ from __future__ import annotations
 import json
 import sys
 from collections import deque
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.run_record import load_meta, read_events
 from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
+
+RESEARCH_AGENT_PREFIX = "research-"  # research tasks are the agents research-1, research-2…
+
+
+@dataclass
+class ResearchTaskRecord:
+    """One research task as the event log tells it (`inspect`, the resume note)."""
+
+    agent: str
+    task: int
+    question: str
+    notes_file: str
+    depth: str
+    started: str
+    outcome: str | None = None  # None: no agent_ended (the run stopped during it)
+    steps: int | None = None
+    reason: str = ""
+
+
+def research_tasks(events: Iterable[dict[str, Any]]) -> list[ResearchTaskRecord]:
+    """Every research task in the events, in the order they started, with how each ended."""
+    records: dict[str, ResearchTaskRecord] = {}
+    for event in events:
+        agent = str(event.get("agent", ""))
+        if not agent.startswith(RESEARCH_AGENT_PREFIX):
+            continue
+        if event.get("event") == "agent_started":
+            records[agent] = ResearchTaskRecord(
+                agent, int(event.get("task") or 0), str(event.get("question", "")),
+                str(event.get("notes_file", "")), str(event.get("depth", "")), str(event.get("time", "")),
+            )  # fmt: skip
+        elif event.get("event") == "agent_ended" and agent in records:
+            record = records[agent]
+            record.outcome = str(event.get("outcome"))
+            record.steps = event.get("steps") if isinstance(event.get("steps"), int) else None
+            record.reason = str(event.get("reason") or "")
+    return list(records.values())
 
 
 def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
@@ -28,8 +67,26 @@ def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
     state["overall_dashboard"] = space.read_text(OVERALL_DASHBOARD)
     state["current_dashboard"] = space.read_text(CURRENT_DASHBOARD)
     state["notebook"] = space.notebook_files()
-    state["last_events"] = list(deque(read_events(space.events_file), maxlen=last_events))
+    last: deque[dict[str, Any]] = deque(maxlen=last_events)
+    agents: list[dict[str, Any]] = []  # one pass over a log that may be long
+    for event in read_events(space.events_file):
+        last.append(event)
+        if event.get("event") in ("agent_started", "agent_ended"):
+            agents.append(event)
+    state["last_events"] = list(last)
+    state["research_tasks"] = [asdict(task) for task in research_tasks(agents)]
     return state
+
+
+def _task_line(task: dict[str, Any]) -> str:
+    """`- research-2 · finished in 7 steps · Notebook/notes/02.md — What drives …`"""
+    if task["outcome"] == "finished":
+        how = f"finished in {task['steps']} steps"
+    elif task["outcome"] is None:
+        how = "not ended (still running, or the run stopped during it)"
+    else:
+        how = f"{task['outcome']} after {task['steps']} steps"
+    return f"- {task['agent']} · {task['depth']} · {how} · {task['notes_file']} — {task['question'][:160]}"
 
 
 def _event_line(event: dict[str, Any]) -> str:
@@ -41,6 +98,10 @@ def _event_line(event: dict[str, Any]) -> str:
     if kind == "model_call":
         problems = f" ({', '.join(event['problems'])})" if event.get("problems") else ""
         return f"{head} {event.get('prompt_tokens')}+{event.get('completion_tokens')} tokens{problems}"
+    if kind == "agent_started" and event.get("question"):
+        return f"{head} {str(event['question'])[:100]} → {event.get('notes_file')}"
+    if kind == "agent_ended":
+        return f"{head} {event.get('outcome')} after {event.get('steps')} steps"
     if kind == "run_ended":
         return f"{head} {event.get('status')} {event.get('reason') or ''}".rstrip()
     return head
@@ -84,6 +145,8 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
     out += ["", "## Overall dashboard", state["overall_dashboard"].strip(), "", "## Current dashboard",
             state["current_dashboard"].strip(), "", "## Notebook"]  # fmt: skip
     out += [f"- {name}" for name in state["notebook"]] or ["(empty)"]
+    if state["research_tasks"]:
+        out += ["", "## Research tasks"] + [_task_line(task) for task in state["research_tasks"]]
     out += ["", "## Last events"] + [_event_line(e) for e in state["last_events"]]
     print("\n".join(out))
     return 0

@@ -14,6 +14,8 @@ import pytest
 from actions import main_actions
 from actions.file_operation import ANSWER_LIMIT
 from actions.files import file_actions
+from actions.research_task import ANSWER_LIMIT as RESEARCH_ANSWER_LIMIT
+from actions.research_task import research_tools
 from agent_runtime.errors import ConfigError
 from agent_runtime.prompts import Prompts
 from agent_runtime.testing import Reply, call, reply
@@ -30,13 +32,18 @@ def rendered(name: str, mode: str) -> str:
             "main_system.j2", title="Solid-state batteries in 2026", purpose="an investment memo",
             tool_mode=mode, actions=main_actions(), language="English",
         )  # fmt: skip
+    if name == "research_system":
+        return prompts.render(
+            "research_system.j2", tool_mode=mode, actions=research_tools(),
+            answer_limit=RESEARCH_ANSWER_LIMIT, language="English",
+        )  # fmt: skip
     return prompts.render(
         "file_system.j2", tool_mode=mode, actions=file_actions(), max_steps=10, answer_limit=ANSWER_LIMIT
     )
 
 
 @pytest.mark.parametrize("mode", ["native", "json"])
-@pytest.mark.parametrize("name", ["main_system", "file_system"])
+@pytest.mark.parametrize("name", ["main_system", "file_system", "research_system"])
 def test_rendered_prompt_matches_its_snapshot(name: str, mode: str) -> None:
     text = rendered(name, mode) + "\n"
     snapshot = SNAPSHOTS / f"{name}.{mode}.txt"
@@ -60,6 +67,29 @@ def test_the_method_is_taught() -> None:
     ):
         assert idea in text
     assert "{{" not in text and "{%" not in text
+
+
+def test_the_main_prompt_teaches_when_to_delegate_and_when_not() -> None:
+    text = rendered("main_system", "native")
+    for idea in ("research_task", "one per chapter of the outline", "run in parallel", "its own notes file",
+                 "Do not delegate a quick fact"):  # fmt: skip
+        assert idea in text
+
+
+def test_the_research_prompt_is_the_same_for_every_task_and_teaches_notes_with_ids() -> None:
+    text = rendered("research_system", "native")
+    for idea in (
+        "write_notes",
+        "[S<n>]",
+        "Never invent an id",
+        "finish(answer)",
+        "3,000 characters",
+        "English",
+    ):
+        assert idea in text
+    # Nothing of one task (its question, notes file, step limit) is in the system prompt: the
+    # endpoint's prompt cache keeps it across the run's research tasks.
+    assert "Notebook/" not in text and "{{" not in text
 
 
 def test_json_mode_lists_every_action_with_its_schema() -> None:
