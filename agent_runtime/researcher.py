@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from actions import main_actions
+from actions.research_task import unfinished_research_note
 from actions.web import check_search_settings
 from agent_runtime import language
 from agent_runtime.config import Settings, load_settings
@@ -388,11 +389,8 @@ def _not_empty(space: Workspace) -> str:
 
 def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
     """ "Resumed after …; the last actions were …", built from the event log."""
-    actions = [
-        e
-        for e in read_events(workspace.events_file)
-        if e.get("event") == "action" and e.get("agent") == "main"
-    ]
+    events = list(read_events(workspace.events_file))
+    actions = [e for e in events if e.get("event") == "action" and e.get("agent") == "main"]
     lines = []
     for event in actions[-last:]:
         args = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in (event.get("arguments") or {}).items())
@@ -403,7 +401,10 @@ def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int
     stopped = {"stopped": "budget", "interrupted": "interrupted", "error": "error"}.get(meta.status, "killed")
     if (meta.stop_reason or "").startswith("loop:"):
         stopped = "loop"
-    return prompts.render("resume_note.j2", stopped=stopped, last_actions=lines)
+    note = prompts.render("resume_note.j2", stopped=stopped, last_actions=lines)
+    # Research tasks that were working when the run stopped: their notes are kept, their answers lost.
+    tasks = unfinished_research_note(workspace.root, events)
+    return note if tasks is None else f"{note.rstrip()}\n\n{tasks}"
 
 
 async def research(

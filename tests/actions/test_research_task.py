@@ -516,8 +516,13 @@ def test_a_kill_during_a_task_then_resume_reports_it_and_names_stay_unique(
     assert "notes: Notebook/notes/costs.md: 3 lines" in note and "headings: ## battery cell costs" in note
     assert "Re-run research_task with the same question and notes file" in note
 
+    before = len(server.requests)
     resumed = run_cli(["resume", str(ws), "-q"], cli_env(server.url))
     assert resumed.code == 0, resumed.stderr
+    # The main agent's first request after the resume tells it about the unfinished task.
+    first_main = next(r for r in server.requests[before:] if not is_research(r["messages"]))
+    told = "\n".join(str(m.get("content") or "") for m in first_main["messages"])
+    assert "[research tasks] 1 research task did not finish" in told and "Notebook/notes/costs.md" in told
     log = events(ws)
     assert [(t.agent, t.task, t.outcome) for t in research_tasks(log)] == [
         ("research-1", 1, None),
