@@ -1,7 +1,7 @@
 """`deep-researcher view [FOLDER] [--port N]`: the live web view, a Starlette app served by uvicorn on
 127.0.0.1 behind a token (see security.py).
 
-The page (static/: one HTML file, a script and a style sheet, nothing from the internet) asks this
+The page (static/: one HTML file, two scripts and a style sheet, nothing from the internet) asks this
 JSON API for what it shows; every text a run or a web page wrote comes back as HTML rendered here by
 the shared safe renderer (agent_runtime.markdown_html: raw HTML off), or as JSON the page puts in
 the DOM as text. Workspaces are named by `?ws=` (a folder name under FOLDER, or "." for FOLDER
@@ -107,9 +107,10 @@ def _render(relative: str, text: str, citations: str | None) -> str:
 def _shown_path(path: Path) -> str:
     """The folder as a person reads it: ~/research rather than /home/ann/research."""
     try:
-        return "~/" + path.relative_to(Path.home()).as_posix()
+        inside = path.relative_to(Path.home()).as_posix()
     except (ValueError, RuntimeError):  # not under the home folder, or no home folder
         return str(path)
+    return "~" if inside == "." else f"~/{inside}"
 
 
 def _cut_note(cut: bool) -> str:

@@ -133,6 +133,7 @@
     const stream = new EventSource(`/api/events?ws=${encodeURIComponent(ws)}`);
     stream.addEventListener("log", (message) => {
       for (const event of JSON.parse(message.data)) addEvent(event);
+      scrollToEnd(); // rows added inside a step's groups grow the list too
       showActivity();
     });
     stream.addEventListener("state", (message) => showState(JSON.parse(message.data)));
@@ -194,7 +195,9 @@
     const line = $("#status-line");
     line.replaceChildren(badge(s.status));
     const parts = [];
-    parts.push(s.max_steps ? `step ${number(s.steps)}/${number(s.max_steps)}` : `${number(s.steps)} steps`);
+    // run.json counts finished steps; while the run works, the step under way is the one shown.
+    const step = s.running ? Math.max(s.steps, timeline.lastStep || 0) : s.steps;
+    parts.push(s.max_steps ? `step ${number(step)}/${number(s.max_steps)}` : `${number(step)} steps`);
     if (s.running && timeline.activity) parts.push(timeline.activity);
     parts.push(`${number(s.tokens)} tokens`);
     if (s.cost) parts.push(money(s.cost)); // no prices configured: no cost to show

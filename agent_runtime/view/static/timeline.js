@@ -16,6 +16,7 @@
   const number = (n) => Number(n || 0).toLocaleString("en-US");
   const compact = (n) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 100000 ? 0 : 1)}k` : String(n || 0));
   const seconds = (s) => (s >= 10 ? `${Math.round(s)}s` : `${Number(s).toFixed(1)}s`);
+  const squash = (text) => text.split(/\s+/).join(" ").trim();
   const clip = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
   const timeline = { cards: new Map(), run: 0, current: null, activity: "" };
@@ -23,18 +24,28 @@
   function resetTimeline() {
     $("#timeline").replaceChildren();
     follow = true;
+    lastTop = 0;
     Object.assign(timeline, { cards: new Map(), run: 0, current: null, activity: "" });
   }
 
   // The timeline follows the run (stays scrolled to its end) unless the reader scrolled up.
+  // Only the reader scrolls up (the page only ever scrolls down, to the end), so moving up stops
+  // following and coming back to the end starts it again.
   const box = $("#tab-timeline");
   let follow = true;
+  let lastTop = 0;
   box.addEventListener("scroll", () => {
-    if (box.clientHeight) follow = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+    if (!box.clientHeight) return; // hidden: another tab is shown
+    if (box.scrollTop < lastTop - 2) follow = false;
+    if (box.scrollHeight - box.scrollTop - box.clientHeight < 40) follow = true;
+    lastTop = box.scrollTop;
   });
 
   function scrollToEnd() {
-    if (follow) box.scrollTop = box.scrollHeight;
+    if (follow && box.clientHeight) {
+      box.scrollTop = box.scrollHeight;
+      lastTop = box.scrollTop;
+    }
   }
 
   function append(node, parent) {
@@ -145,6 +156,7 @@
       case "model_call":
         if (agent === "main") {
           timeline.current = card(e.step);
+          timeline.lastStep = Math.max(timeline.lastStep || 0, Number(e.step) || 0);
           const calls = (e.calls || []).join(", ") || "no action";
           const clock = typeof e.time === "string" ? e.time.slice(11, 19) : "";
           timeline.current.info.textContent = `${clock} · ${compact((e.prompt_tokens || 0) + (e.completion_tokens || 0))} tokens`;
@@ -162,7 +174,10 @@
           const owner = card(e.step);
           const row = actionRow(e);
           const matches = AGENT_OF_ACTION[e.action];
-          const g = matches && owner.groups.find((candidate) => !candidate.attached && matches(candidate.agent));
+          const open = matches ? owner.groups.filter((candidate) => !candidate.attached && matches(candidate.agent)) : [];
+          // Research tasks of one reply run side by side: each finds its group by its question.
+          const asked = e.arguments && typeof e.arguments.question === "string" ? squash(e.arguments.question).slice(0, 40) : "";
+          const g = (asked && open.find((candidate) => (candidate.question || "").startsWith(asked))) || open[0];
           if (g) {
             g.attached = true;
             g.details.open = false;
@@ -178,12 +193,17 @@
           timeline.activity = `${agentLabel(agent)}: ${e.action}`;
         }
         break;
-      case "agent_started":
-        group(agent).rows.append(el("li", "event sub-call", `started: ${clip(String(e.question || e.task || ""), 200)}`));
+      case "agent_started": {
+        const g = group(agent);
+        g.question = squash(String(e.question || ""));
+        g.rows.append(el("li", "event sub-call", `started: ${clip(g.question, 200)}`));
         break;
-      case "agent_ended":
-        group(agent).rows.append(el("li", "event sub-call", `ended: ${e.outcome}${e.reason ? ` (${e.reason})` : ""}`));
+      }
+      case "agent_ended": {
+        const how = [e.outcome, e.steps ? `${e.steps} step${e.steps === 1 ? "" : "s"}` : "", e.reason].filter(Boolean).join(", ");
+        group(agent).rows.append(el("li", "event sub-call", `ended${how ? `: ${how}` : ""}`));
         break;
+      }
       case "browse_step": {
         const g = group("browser");
         g.steps += 1;

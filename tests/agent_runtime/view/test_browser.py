@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.view.conftest import RunningView
+from tests.agent_runtime.view.conftest import RunningView, make_workspace
 from tests.agent_runtime.view.scenario import PURPOSE, TITLE, Research, page_server
 from tests.conftest import cli_env
 
@@ -185,3 +185,43 @@ def _open_forum_snapshot(page: Any) -> None:
     page.wait_for_timeout(300)  # time for an image's onerror, had the tag been made
     assert page.evaluate("typeof window.pwned") == "undefined"
     assert page.locator("#source-doc script, #source-doc img").count() == 0
+
+
+def test_parallel_research_agents_fold_under_the_task_each_served(
+    tmp_path: Path, view_process: Callable[..., RunningView]
+) -> None:
+    """Two research tasks of one reply run side by side and end in the other order: each agent's
+    steps go under the research_task action that asked its question."""
+    runs = tmp_path / "runs"
+    workspace = make_workspace(runs / "ssb")
+    cost, ships = "What do solid-state cells cost in 2026?", "Which carmaker ships first?"
+    events = [
+        {"event": "run_started", "model": "m"},
+        {"event": "model_call", "agent": "main", "step": 6, "calls": ["research_task", "research_task"]},
+        {"event": "agent_started", "agent": "research-1", "step": 6, "question": cost},
+        {"event": "agent_started", "agent": "research-2", "step": 6, "question": ships},
+        {"event": "model_call", "agent": "research-2", "step": 1, "calls": ["web_search"]},
+        {"event": "action", "agent": "research-2", "step": 1, "action": "web_search", "arguments": {"query": "first solid-state car"}},
+        {"event": "model_call", "agent": "research-1", "step": 1, "calls": ["visit_url"]},
+        {"event": "action", "agent": "research-1", "step": 1, "action": "visit_url", "arguments": {"url": "https://example.org/costs"}},
+        {"event": "agent_ended", "agent": "research-2", "step": 6, "outcome": "finished", "steps": 1},
+        {"event": "action", "agent": "main", "step": 6, "action": "research_task", "arguments": {"question": ships}},
+        {"event": "agent_ended", "agent": "research-1", "step": 6, "outcome": "finished", "steps": 1},
+        {"event": "action", "agent": "main", "step": 6, "action": "research_task", "arguments": {"question": cost}},
+        {"event": "run_ended", "status": "stopped", "reason": "max_steps"},
+    ]  # fmt: skip
+    (workspace / ".runtime" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    view = view_process(runs, cli_env())
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(view.url)
+            page.wait_for_selector("#timeline .event.note >> text=Run ended: stopped")
+            rows = page.locator("#timeline .step > .step-body > .event.action")
+            assert rows.count() == 2
+            assert ships in rows.nth(0).inner_text() and "Research agent 2" in rows.nth(0).inner_text()
+            assert cost in rows.nth(1).inner_text() and "Research agent 1" in rows.nth(1).inner_text()
+            assert page.locator("#timeline .step > .step-body > .agent-group").count() == 0  # all folded
+        finally:
+            browser.close()
