@@ -169,7 +169,7 @@ def _fingerprint(path: Path) -> str:
     """Changes when the file (or folder listing) changes: what tells the page to reload a view."""
     try:
         if path.is_dir():
-            return str(sum(int(entry.stat().st_mtime_ns) for entry in os.scandir(path)))
+            return str(sum(entry.stat(follow_symlinks=False).st_mtime_ns for entry in os.scandir(path)))
         info = path.stat()
         return f"{info.st_mtime_ns}-{info.st_size}"
     except OSError:

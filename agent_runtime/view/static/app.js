@@ -138,6 +138,17 @@
     });
     stream.addEventListener("state", (message) => showState(JSON.parse(message.data)));
     stream.addEventListener("reset", () => resetTimeline());
+    // The browser reconnects by itself (after `retry`), continuing from the last event it got.
+    stream.addEventListener("error", () => {
+      if (stream.readyState === EventSource.CLOSED) {
+        say("Lost the connection to the view. If it was restarted, open the new URL it printed.", "error");
+      } else {
+        say("Lost the connection to the view; reconnecting…", "error");
+      }
+    });
+    stream.addEventListener("open", () => {
+      if ($("#message").textContent.startsWith("Lost the connection")) say("");
+    });
     view.stream = stream;
     refreshList();
   }
