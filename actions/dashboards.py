@@ -56,6 +56,13 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
             f"the new {name} is about {tokens:,} tokens, over the limit of {limit:,}; {name} was not changed. "
             "Keep the dashboard short: move details into Notebook files and keep pointers to them."
         )
+    if ctx.workspace.edited_since_read(name):
+        # A person changed the file while the model wrote this update: never write over their edit.
+        raise ActionError(
+            f"{name} was not changed: the user edited it while you were working. It now reads:\n"
+            f"<<< {name} >>>\n{ctx.workspace.read_text(name).strip()}\n<<< end of {name} >>>\n"
+            f"Merge your update into the user's text (the user's plan comes first) and send {name} again."
+        )
     ctx.workspace.write_dashboard(name, content)
     text = f"{name} updated ({len(content):,} characters). The history was cleared; continue from the dashboards."
     unknown = _unknown_ids(ctx, content)

@@ -33,6 +33,7 @@ from actions.file_operation import file_operation
 from actions.files.common import READ_ONLY, file_policy, human_size, plural
 from actions.files.write import write_file
 from actions.web import visit_url, web_search
+from actions.web.digest import fence, new_boundary
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
 from agent_runtime.inspect_view import RESEARCH_AGENT_PREFIX, research_tasks
@@ -55,7 +56,8 @@ MAX_SOURCES_SHOWN = 25  # with their titles in a summary; the rest by id only
 NOTES_READ_LIMIT = 2 << 20  # bytes of a notes file read to describe it
 # Outcomes after which the main agent never acted on the task's result: reported on resume.
 UNFINISHED = {None: "the run was stopped during it", "interrupted": "it was interrupted",
-              "budget": "the run's budget ran out during it"}  # fmt: skip
+              "budget": "the run's budget ran out during it",
+              "stopped": "a storage problem stopped the run during it"}  # fmt: skip
 
 # [S3], [S3][S4], [S3, S4], 【S3】: as the citation checker reads them.
 _MARKER = re.compile(r"[\[【]\s*(S\d+(?:\s*[,，;；、]\s*S\d+)*)\s*[\]】]")
@@ -356,7 +358,8 @@ def _summary(ctx: ActionContext, task: _Task, answer: str, steps: int) -> str:
         f"Notes: {describe_notes(file_policy(ctx), task.notes_file)}",
         _sources_line(ledger, ids),
         "",
-        answer.strip(),
+        # The answer retells web pages: fenced as untrusted, as the Browser agent's is.
+        fence(answer, "RESEARCH AGENT ANSWER", new_boundary()),
     ]
     text = "\n".join(head)
     if len(text) <= ANSWER_LIMIT:
@@ -433,26 +436,26 @@ async def research_task(
     """
     task = _start(ctx, question, notes_file, depth)
     actions = _Recorder(ActionSet.of(research_tools()).actions)
-    agent_ctx = ctx.for_agent(task.name, ctx.model)
     loops: list[AgentLoop] = []  # the status callback reads the loop's step count
-    spec = AgentSpec(
-        name=task.name,
-        actions=actions,
-        base_messages=lambda: _base_messages(agent_ctx, actions, task),
-        model=ctx.model,
-        tool_mode=ctx.settings.tool_mode,
-        max_steps=task.max_steps,
-        status=lambda: _status(task, loops),
-        finish_action="finish",
-        next_action=lambda: _next_action(task, actions.trail),
-    )
-    loops.append(AgentLoop(spec, agent_ctx))
     ended: dict[str, Any] = {"outcome": "interrupted", "reason": "the research task was cancelled"}
-    try:
+    try:  # from here on the task always ends in the log and lets its notes file go
+        agent_ctx = ctx.for_agent(task.name, ctx.model)
+        spec = AgentSpec(
+            name=task.name,
+            actions=actions,
+            base_messages=lambda: _base_messages(agent_ctx, actions, task),
+            model=ctx.model,
+            tool_mode=ctx.settings.tool_mode,
+            max_steps=task.max_steps,
+            status=lambda: _status(task, loops),
+            finish_action="finish",
+            next_action=lambda: _next_action(task, actions.trail),
+        )
+        loops.append(AgentLoop(spec, agent_ctx))
         outcome = await loops[0].run()
         ended = {"outcome": outcome.kind, "reason": outcome.reason}
     except StorageError:  # a full or read-only disk stops the run, not just this task
-        ended = {"outcome": "error", "reason": "storage error"}
+        ended = {"outcome": "stopped", "reason": "storage error"}
         raise
     except DeepResearcherError as exc:
         ended = {"outcome": "error", "reason": str(exc)[:300]}
@@ -462,7 +465,7 @@ async def research_task(
         _tasks(ctx).running.pop(task.name, None)
         ctx.events.append(
             "agent_ended", step=ctx.step, agent=task.name, task=task.number,
-            steps=loops[0].local_steps, **ended,
+            steps=loops[0].local_steps if loops else 0, **ended,
         )  # fmt: skip
     if outcome.kind == "finished" and outcome.result is not None:
         return _summary(ctx, task, outcome.result, loops[0].local_steps)

@@ -63,14 +63,11 @@ class History:
         self.entries: list[Entry] = []
         self.refresh()
 
-    def replace_base(self, base: list[Message]) -> None:
-        """New base messages (edited dashboards) under the same steps: the work since the last
-        reset is kept."""
-        shift = len(base) - self.base_length
-        self.messages[: self.base_length] = base
-        self.base_length = len(base)
-        for entry in self.entries:
-            entry.index += shift
+    def replace_head(self, head: list[Message]) -> None:
+        """New first messages (the system prompt and the edited dashboards) in place of the old
+        ones: what follows them — a resume note, the observations kept by the last reset, the steps
+        since — stays."""
+        self.messages[: len(head)] = head
         self.refresh()
 
     def refresh(self) -> None:

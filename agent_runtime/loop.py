@@ -174,7 +174,7 @@ class AgentLoop:
     async def _prepare_request(self, step: int) -> tuple[list[Message], float]:
         self._apply_learned_window()  # another agent of the same model may have learned it
         if self.spec.base_changed is not None and (note := self.spec.base_changed()):
-            self.history.replace_base(self.spec.base_messages())
+            self.history.replace_head(self.spec.base_messages())
             self.pending_notes.append(note)
         status_parts = self.spec.status() if self.spec.status is not None else []
         status_parts += self.pending_notes
@@ -378,16 +378,21 @@ class AgentLoop:
             self._last_reply_had_calls = False
             return self._check_reply(usable=False)
         self._last_reply_had_calls = True
-        calls = self._up_to_finish(reply.calls)
+        calls = reply.calls
         observations = await self._run_calls(calls, step)
         reset_base: list[Message] | None = None
         after_reset: list[str] = []
         # The observations enter the history in the order of the calls, whatever order they ran in.
         for index, (call, observation) in enumerate(zip(calls, observations, strict=True)):
+            assert observation is not None  # only the calls after a finish are not run
             text = self._bounded(observation.text, step, call.name, index)
             if observation.finished:
                 return Outcome("finished", result=observation.result)
             if observation.reset_context and spec.compress:
+                # A person's edit of the other dashboard in this step is taken in by the rebuild:
+                # the agent is told, as at any other step.
+                if spec.base_changed is not None and (note := spec.base_changed()):
+                    self.pending_notes.append(note)
                 reset_base, after_reset = spec.base_messages(), []
                 # The reset drops this observation: the next status says what was done and saved,
                 # or a model that cannot see its own update does it again.
@@ -410,17 +415,11 @@ class AgentLoop:
             usable=any(not c.error and c.name in self._action_names for c in reply.calls)
         )
 
-    def _up_to_finish(self, calls: list[ToolCall]) -> list[ToolCall]:
-        """The calls that may run: a call after the finishing action would act on a finished run."""
-        for index, call in enumerate(calls):
-            if call.name == self.spec.finish_action:
-                return calls[: index + 1]
-        return calls
-
-    async def _run_calls(self, calls: list[ToolCall], step: int) -> list[Observation]:
+    async def _run_calls(self, calls: list[ToolCall], step: int) -> list[Observation | None]:
         """First the calls that may run together do (at most `parallel` at a time; two touching
-        the same file in their order), then the others, alone, in the order of the calls: a
-        dashboard update or the finishing action sees everything the reply's searches brought."""
+        the same file in their order), then the others, alone, in the order of the calls: dashboard
+        updates and the finishing action run after the reply's searches, visits and delegated
+        tasks. Once the finishing action succeeds nothing more runs (None: not run)."""
         done: list[Observation | None] = [None] * len(calls)
         together = [index for index, call in enumerate(calls) if self._concurrent(call)]
         if self.ctx.settings.parallel > 1 and len(together) > 1:
@@ -429,8 +428,11 @@ class AgentLoop:
             if done[index] is None:
                 failed = any(o is not None and o.error for o in done[:index])
                 blocked = failed and call.name == self.spec.finish_action
-                done[index] = await self._run_call(call, step, blocked=blocked)
-        return [observation for observation in done if observation is not None]
+                observation = await self._run_call(call, step, blocked=blocked)
+                done[index] = observation
+                if observation.finished:
+                    break
+        return done
 
     def _concurrent(self, call: ToolCall) -> bool:
         found = self.spec.actions.actions.get(call.name)
@@ -440,6 +442,9 @@ class AgentLoop:
         self, calls: list[ToolCall], indices: list[int], step: int, done: list[Observation | None]
     ) -> None:
         limit = asyncio.Semaphore(self.ctx.settings.parallel)
+        # The reply's own model call may have crossed a budget: its calls still run, as in turn
+        # they would. Only a budget the calls themselves spend stops the ones not yet started.
+        spent_before = self.ctx.spent_budget() is not None
         keys = {
             i: self.spec.actions.actions[calls[i].name].conflict_keys(calls[i].arguments) for i in indices
         }
@@ -451,7 +456,7 @@ class AgentLoop:
             async with limit:
                 # A budget spent by the calls running beside this one: no new work starts, the
                 # running work ends as it would.
-                spent = self.ctx.spent_budget()
+                spent = None if spent_before else self.ctx.spent_budget()
                 late = spent is not None and spent.kind != "max_steps"
                 done[index] = await self._run_call(calls[index], step, budget=spent if late else None)
 
@@ -475,7 +480,8 @@ class AgentLoop:
             )
         elif budget is not None:
             observation = Observation(
-                f"{call.name} was not run: the run's budget was spent by the actions before it ({budget}).",
+                f"{call.name} was not run: the run's budget was spent by the actions running beside it "
+                f"({budget}).",
                 error=True,
             )
         elif call.error:

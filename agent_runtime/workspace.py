@@ -242,7 +242,8 @@ class Workspace:
             raise ValueError(f"not a dashboard: {name}")
         text = content if content.endswith("\n") else content + "\n"
         atomic_write_text(self.root / name, text)
-        self._dashboard_digests[name] = _digest(text)
+        # As it reads back (read_text turns \r\n into \n): its own write is never taken for an edit.
+        self._dashboard_digests[name] = _digest(self.read_text(name))
 
     def read_dashboard(self, name: str) -> str:
         """A dashboard's text as it goes into the context; remembered, so an edit made after it
@@ -251,13 +252,14 @@ class Workspace:
         self._dashboard_digests[name] = _digest(text)
         return text
 
+    def edited_since_read(self, name: str) -> bool:
+        """True when the dashboard's file changed since the runtime last wrote or read it."""
+        digest = self._dashboard_digests.get(name)
+        return digest is not None and _digest(self.read_text(name)) != digest
+
     def edited_dashboards(self) -> list[str]:
         """The dashboards whose file changed since the runtime last wrote or read it."""
-        return [
-            name
-            for name, digest in self._dashboard_digests.items()
-            if _digest(self.read_text(name)) != digest
-        ]
+        return [name for name in DASHBOARDS if self.edited_since_read(name)]
 
     def title_from_dashboard(self) -> tuple[str, str | None]:
         """Title and purpose recovered from the overall dashboard (for a resume without run.json)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from actions.browser.proxy import Blocked, check_address
@@ -56,6 +57,18 @@ async def browse(ctx: ActionContext, task: str, start_url: str) -> Observation:
             and publication date".
         start_url: the http(s) URL of the page where the task starts.
     """
+    # The run has one browser, and a Browser agent closes its pages when it ends: research tasks
+    # running side by side take turns with it.
+    async with ctx.services.get(_BrowserTurn, _BrowserTurn).lock:
+        return await _browse(ctx, task, start_url)
+
+
+@dataclass
+class _BrowserTurn:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+async def _browse(ctx: ActionContext, task: str, start_url: str) -> Observation:
     task, start_url = task.strip(), start_url.strip()
     if not task:
         raise ActionError("no task given; say what the Browser agent should do and what it should report")

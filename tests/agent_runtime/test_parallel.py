@@ -207,3 +207,38 @@ async def test_concurrent_appends_to_one_file_never_lose_a_line(tmp_path: Path) 
     assert not any(r.error for r in results)
     text = (ws / "Notebook" / "log.md").read_text()
     assert sorted(text.splitlines()[1:]) == sorted(lines)
+
+
+async def test_calls_after_a_refused_finish_still_run_and_answer(tmp_path: Path) -> None:
+    flight, seen = InFlight(), []
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        seen.append(messages)
+        if len(seen) == 1:  # a finish that is refused (no such report), then two lookups
+            return reply(
+                call("all_finished", result="done", report_path="missing.md"),
+                call("lookup", item="p", topic="p"), call("lookup", item="q", topic="q"),
+            )  # fmt: skip
+        return finish_with_report(ws)
+
+    result, _ = await start_run(tmp_path, script, extra=[flight.action()])
+    assert result.status == "finished"
+    answered = _observations(seen[1])
+    # Every call of the reply has its observation (an endpoint refuses a call left unanswered).
+    assert len(answered) == 3 and answered[1:] == ["result of p", "result of q"]
+
+
+async def test_a_reply_whose_own_call_crossed_the_budget_still_runs_its_calls(tmp_path: Path) -> None:
+    flight, seen = InFlight(), []
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        seen.append(messages)
+        return reply(call("lookup", item="c1", topic="c1"), call("lookup", item="c2", topic="c2"))
+
+    result, _ = await start_run(tmp_path, script, extra=[flight.action()], max_tokens=100)
+    assert result.status == "stopped" and "max_tokens" in (result.reason or "")
+    # The model call that spent the budget was paid for: its calls ran, as they would in turn.
+    assert flight.log.count("end c1") == 1 and flight.log.count("end c2") == 1
+    assert not [e for e in events(ws) if e["event"] == "action" and e["error"]]
