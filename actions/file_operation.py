@@ -10,12 +10,12 @@ calls count against the run's budgets and its streams outlive one operation.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from actions.delegation import RecordingActions
 from actions.files import file_actions
 from actions.files.write import AttachedText
 from agent_runtime.context import ActionContext
@@ -29,7 +29,6 @@ from sandbox import atomic_write_text
 AGENT = "file"
 ANSWER_LIMIT = 4_000  # characters of the File agent's answer the main agent reads
 ATTACHMENT_PREVIEW_LINES = 5  # of attached text, shown to the File agent
-MAX_TRAIL = 15  # actions listed when the File agent stops without an answer
 
 
 @dataclass
@@ -39,30 +38,6 @@ class _State:
 
     model: Model | None = None
     answers: int = 0
-
-
-@dataclass
-class _RecordingActions(ActionSet):
-    """The File agent's actions, recording each call and the start of its observation, so a run
-    that ends without an answer can still tell the main agent what was done."""
-
-    trail: list[str] = field(default_factory=list)
-
-    async def run(self, ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> Observation:
-        observation = await super().run(ctx, name, arguments)
-        if name != "finish":
-            first_line = observation.text.strip().splitlines()[0] if observation.text.strip() else ""
-            self.trail.append(f"- {name}({_short(arguments)}) → {first_line[:200]}")
-        return observation
-
-
-def _short(arguments: dict[str, Any]) -> str:
-    parts = []
-    for key, value in arguments.items():
-        if isinstance(value, str) and len(value) > 60:
-            value = f"<{len(value):,} characters>"
-        parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
-    return ", ".join(parts)
 
 
 def _state(ctx: ActionContext) -> _State:
@@ -129,12 +104,9 @@ def _bounded_answer(ctx: ActionContext, answer: str) -> str:
     )
 
 
-def _unfinished(why: str, trail: list[str]) -> str:
+def _unfinished(why: str, actions: RecordingActions) -> str:
     """What the main agent reads when the File agent stopped without an answer."""
-    done = trail[-MAX_TRAIL:]
-    skipped = len(trail) - len(done)
-    lines = [why, "What it did:" if trail else "It did not run any file action."]
-    lines += ([f"- … {skipped} earlier actions"] if skipped else []) + done
+    lines = [why, *actions.what_it_did("It did not run any file action.")]
     lines.append(
         "Check the files it changed before retrying; split a large operation into smaller ones or describe "
         "it more precisely."
@@ -196,7 +168,7 @@ async def file_operation(
         model = file_agent_model(ctx)
     except DeepResearcherError as exc:
         raise ActionError(f"the File agent's model cannot be used: {exc}") from None
-    actions = _RecordingActions(ActionSet.of(file_actions()).actions)
+    actions = RecordingActions(ActionSet.of(file_actions()).actions)
     file_ctx = ctx.for_agent(AGENT, model)
     spec = AgentSpec(
         name=AGENT,
@@ -215,7 +187,7 @@ async def file_operation(
     except StorageError:  # a full or read-only disk stops the run, not just this operation
         raise
     except DeepResearcherError as exc:
-        raise ActionError(_unfinished(f"the File agent stopped: {exc}", actions.trail)) from None
+        raise ActionError(_unfinished(f"the File agent stopped: {exc}", actions)) from None
     ctx.events.append(
         "agent_ended",
         step=ctx.step,
@@ -227,4 +199,4 @@ async def file_operation(
     if outcome.kind == "finished" and outcome.result is not None:
         return _bounded_answer(ctx, outcome.result)
     # An error: a finishing action in the same reply must not run on top of an unfinished write.
-    return Observation(_unfinished(_why(outcome, loop.local_steps), actions.trail), error=True)
+    return Observation(_unfinished(_why(outcome, loop.local_steps), actions), error=True)

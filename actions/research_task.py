@@ -21,7 +21,6 @@ the tasks a stopped run left unfinished, with what their notes files hold.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from actions.browser.browse import browse
+from actions.delegation import RecordingActions
 from actions.file_operation import file_operation
 from actions.files.common import READ_ONLY, file_policy, human_size, plural
 from actions.files.write import write_file
@@ -50,7 +50,6 @@ from sandbox.paths import PathPolicy
 
 AGENT_PREFIX = RESEARCH_AGENT_PREFIX
 ANSWER_LIMIT = 3_000  # characters of the summary the main agent reads; the whole is saved beyond
-MAX_TRAIL = 15  # actions listed when a Research agent stops without an answer
 MAX_HEADINGS = 8  # of a notes file, in a description
 MAX_SOURCES_SHOWN = 25  # with their titles in a summary; the rest by id only
 NOTES_READ_LIMIT = 2 << 20  # bytes of a notes file read to describe it
@@ -250,30 +249,6 @@ async def research_finish(ctx: ActionContext, answer: str) -> Observation:
 # ----------------------------------------------------------------- running one task
 
 
-@dataclass
-class _Recorder(ActionSet):
-    """The agent's actions, recording each call and the start of its observation, so that a task
-    that stops without an answer can still tell the main agent what it did."""
-
-    trail: list[str] = field(default_factory=list)
-
-    async def run(self, ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> Observation:
-        observation = await super().run(ctx, name, arguments)
-        if name != "finish":
-            first_line = next(iter(observation.text.strip().splitlines()), "")
-            self.trail.append(f"- {name}({_short(arguments)}) → {first_line[:160]}")
-        return observation
-
-
-def _short(arguments: dict[str, Any]) -> str:
-    parts = []
-    for key, value in arguments.items():
-        if isinstance(value, str) and len(value) > 80:
-            value = f"<{len(value):,} characters>"
-        parts.append(f"{key}={json.dumps(value, ensure_ascii=False, default=str)[:200]}")
-    return ", ".join(parts)
-
-
 def research_tools() -> list[Action]:
     """The Research agent's tool list, in its fixed order. The research actions are the main
     agent's own objects (imported from their modules, as main_actions does: importing the list
@@ -331,17 +306,13 @@ def _why(outcome: Outcome, name: str, steps: int) -> str:
     return f"The Research agent {name} was stopped by the run's budget ({outcome.reason})."
 
 
-def _unfinished(ctx: ActionContext, task: _Task, why: str, trail: list[str]) -> str:
+def _unfinished(ctx: ActionContext, task: _Task, why: str, actions: RecordingActions) -> str:
     """What the main agent reads when the Research agent stopped without an answer."""
-    done = trail[-MAX_TRAIL:]
-    skipped = len(trail) - len(done)
     lines = [
         why,
         f"Question: {' '.join(task.question.split())[:300]}",
         f"What it wrote: {describe_notes(file_policy(ctx), task.notes_file)}",
-        "What it did:" if trail else "It did not run any action.",
-        *([f"- … {skipped} earlier actions"] if skipped else []),
-        *done,
+        *actions.what_it_did(),
         "Its notes are kept: read them with file_operation, continue with another research_task on the same "
         "notes file (it appends to it), or research the rest yourself.",
     ]
@@ -435,7 +406,7 @@ async def research_task(
         depth: "quick", "standard" or "deep": how long it works.
     """
     task = _start(ctx, question, notes_file, depth)
-    actions = _Recorder(ActionSet.of(research_tools()).actions)
+    actions = RecordingActions(ActionSet.of(research_tools()).actions)
     loops: list[AgentLoop] = []  # the status callback reads the loop's step count
     ended: dict[str, Any] = {"outcome": "interrupted", "reason": "the research task was cancelled"}
     try:  # from here on the task always ends in the log and lets its notes file go
@@ -460,7 +431,7 @@ async def research_task(
     except DeepResearcherError as exc:
         ended = {"outcome": "error", "reason": str(exc)[:300]}
         why = f"The Research agent {task.name} stopped: {exc}"
-        raise ActionError(_unfinished(ctx, task, why, actions.trail)) from None
+        raise ActionError(_unfinished(ctx, task, why, actions)) from None
     finally:
         _tasks(ctx).running.pop(task.name, None)
         ctx.events.append(
@@ -470,7 +441,7 @@ async def research_task(
     if outcome.kind == "finished" and outcome.result is not None:
         return _summary(ctx, task, outcome.result, loops[0].local_steps)
     why = _why(outcome, task.name, loops[0].local_steps)
-    return Observation(_unfinished(ctx, task, why, actions.trail), error=True)
+    return Observation(_unfinished(ctx, task, why, actions), error=True)
 
 
 # ----------------------------------------------------------------- from the event log

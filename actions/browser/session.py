@@ -35,12 +35,12 @@ from actions.browser.proxy import Connector, PolicyProxy
 from agent_runtime.config import Settings
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import BrowserError, BrowserUnavailableError, CDPError
+from sandbox.chromium import locate_chromium
 from sandbox.url_policy import URLPolicy
 
 INSTALL_EXTRA = "pip install 'deep-researcher[browser]'"
 INSTALL_CHROMIUM = "apt-get install chromium"
 # Looked up on PATH, in this order, when no browser_path is set.
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 _START_TIMEOUT = 30.0  # seconds for Chromium to open its DevTools socket
 _PAGES_AT_ONCE = 4  # page loads in parallel: each one is a renderer process
 
@@ -100,17 +100,14 @@ def missing_extra() -> str | None:
 
 def find_chromium(configured: Path | None) -> Path:
     """The Chromium executable: `configured` if given, else the first of CANDIDATES on PATH."""
+    found = locate_chromium(configured)
+    if found is not None:
+        return found
     if configured is not None:
-        path = configured.expanduser()
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
         raise BrowserUnavailableError(
-            f"the browser is not installed: no executable browser at {path} (browser_path / --browser-path)"
+            f"the browser is not installed: no executable browser at {configured.expanduser()} "
+            "(browser_path / --browser-path)"
         )
-    for name in CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return Path(found)
     raise BrowserUnavailableError(
         f"the browser is not installed: Chromium was not found ({INSTALL_CHROMIUM}, "
         "or give its path with --browser-path)"

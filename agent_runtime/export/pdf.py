@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
 from pathlib import Path
 
 from agent_runtime.errors import ConfigError, ExportError
+from sandbox.chromium import locate_chromium
 
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 TIMEOUT = 120.0  # seconds: a cold start and a long report take a few; a hung browser is ended
 _NO_CHROMIUM = (
     "install Chromium (sudo apt-get install chromium) or give its path with --browser-path; "
@@ -33,17 +32,14 @@ _NO_CHROMIUM = (
 
 def find_browser(browser_path: Path | None) -> Path:
     configured = browser_path if browser_path is not None else _configured()
+    found = locate_chromium(configured)
+    if found is not None:
+        return found
     if configured is not None:
-        path = configured.expanduser()
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
         raise ExportError(
-            f"a PDF is printed by Chromium, and {path} is not an executable browser: {_NO_CHROMIUM}"
+            f"a PDF is printed by Chromium, and {configured.expanduser()} is not an executable browser: "
+            f"{_NO_CHROMIUM}"
         )
-    for name in CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return Path(found)
     raise ExportError(f"a PDF is printed by Chromium, which was not found on this machine: {_NO_CHROMIUM}")
 
 
