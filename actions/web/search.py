@@ -175,6 +175,10 @@ class ProviderChain:
     on_failure: Callable[[str, str], None] | None = None  # (provider, error) when one gives up
     failures: list[Attempt] = field(default_factory=list)
     client: httpx.AsyncClient | None = None  # the providers' HTTP client, closed by aclose()
+    # Queries in flight at once for the whole run: research tasks side by side each search, and a
+    # provider's rate limit counts them all (--parallel).
+    at_once: int = 4
+    _slots: asyncio.Semaphore | None = None
 
     async def aclose(self) -> None:
         if self.client is not None:
@@ -182,6 +186,12 @@ class ProviderChain:
 
     async def search(self, query: str, max_results: int) -> tuple[str, list[SearchResult]]:
         """(the provider that answered, its results); raises AllProvidersFailedError."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.at_once)
+        async with self._slots:
+            return await self._search(query, max_results)
+
+    async def _search(self, query: str, max_results: int) -> tuple[str, list[SearchResult]]:
         attempts: list[Attempt] = []
         for provider in self.providers:
             tries = 0
@@ -225,8 +235,9 @@ def _new_chain(ctx: ActionContext) -> ProviderChain:
         ctx.events.append("search_provider_failed", provider=provider, error=error[:300])
 
     return ProviderChain(
-        providers, retries=ctx.settings.search_retries, on_failure=log_failure, client=client
-    )
+        providers, retries=ctx.settings.search_retries, on_failure=log_failure, client=client,
+        at_once=ctx.settings.parallel,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------

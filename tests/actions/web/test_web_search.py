@@ -3,6 +3,7 @@ the start-of-run configuration check, and the bounded observation with ledger id
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from conftest import ContextFactory
 
+from actions.web.providers.base import SearchResult
 from actions.web.providers.serper import SerperProvider
 from actions.web.providers.tavily import TavilyProvider
 from actions.web.search import (
@@ -328,3 +330,24 @@ async def test_a_misconfigured_search_mid_run_is_an_observation(
     ctx = make_ctx(search="tavily")
     obs = await web_search.run(ctx, {"query": "q"})
     assert obs.error and "web search is not configured: --search tavily needs TAVILY_API_KEY" in obs.text
+
+
+async def test_the_whole_run_has_at_most_parallel_queries_in_flight(make_ctx: ContextFactory) -> None:
+    """Research tasks side by side each search: a provider's rate limit sees --parallel queries at once."""
+    flight = {"now": 0, "most": 0}
+
+    class SlowProvider:
+        name = "slow"
+
+        async def search(self, query: str, max_results: int) -> list[SearchResult]:
+            flight["now"] += 1
+            flight["most"] = max(flight["most"], flight["now"])
+            await asyncio.sleep(0.05)
+            flight["now"] -= 1
+            return [SearchResult(title=query, url=f"https://{query}.example/", snippet="")]
+
+    ctx = make_ctx(parallel=2)
+    install(ctx, ProviderChain([SlowProvider()], at_once=ctx.settings.parallel))  # type: ignore[list-item]
+    answers = await asyncio.gather(*[web_search.run(ctx, {"query": f"q{n}"}) for n in range(6)])
+    assert not any(a.error for a in answers)
+    assert flight["most"] == 2
