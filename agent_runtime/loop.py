@@ -422,7 +422,7 @@ class AgentLoop:
         tasks. Once the finishing action succeeds nothing more runs (None: not run)."""
         done: list[Observation | None] = [None] * len(calls)
         together = [index for index, call in enumerate(calls) if self._concurrent(call)]
-        if self.ctx.settings.parallel > 1 and len(together) > 1:
+        if together:  # one rule whatever their number (with --parallel 1 they run in turn)
             await self._run_together(calls, together, step, done)
         for index, call in enumerate(calls):
             if done[index] is None:
