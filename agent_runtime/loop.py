@@ -1,8 +1,9 @@
 """One generic micro-agent loop, used by the main agent and by every delegated micro agent.
 
     until the finishing action, max steps, a budget, or a detected loop:
-        guard the context → reply = model(messages + [status], tools) → for each call:
-        validate → run → bounded observation → append; a dashboard action rebuilds the history.
+        guard the context → reply = model(messages + [status], tools) → run its calls
+        (agent_runtime/scheduling: the independent ones together) → each bounded observation
+        appended in call order; a dashboard action rebuilds the history.
 
 The system prompt and the tool list are fixed for the run: everything that changes (step,
 tokens, nudges) travels in the last message, so an endpoint's prompt cache keeps the prefix.
@@ -22,7 +23,7 @@ from agent_runtime.context_guard import ContextGuard, Entry, History, observatio
 from agent_runtime.errors import ContextOverflowError
 from agent_runtime.messages import Message, user
 from agent_runtime.model import Model, OpenAIModel
-from agent_runtime.registry import ANYTHING, ActionSet, Observation
+from agent_runtime.registry import ActionSet, Observation
 from agent_runtime.repeats import NUDGE_AT, RepeatWatch
 from agent_runtime.replies import (
     ModelReply,
@@ -32,6 +33,7 @@ from agent_runtime.replies import (
     observation_message,
     parse_reply,
 )
+from agent_runtime.scheduling import NotRun, run_calls
 from agent_runtime.tokens import raw_message_tokens, raw_tools_tokens
 from sandbox import atomic_write_text
 
@@ -92,10 +94,6 @@ def _short_arguments(call: ToolCall) -> dict[str, object]:
             value = value[:300] + "…"
         short[key[:100]] = value
     return short
-
-
-def _overlap(first: frozenset[str], second: frozenset[str]) -> bool:
-    return bool(first & second) or (ANYTHING in first and bool(second)) or (ANYTHING in second and bool(first))
 
 
 class AgentLoop:
@@ -379,7 +377,11 @@ class AgentLoop:
             return self._check_reply(usable=False)
         self._last_reply_had_calls = True
         calls = reply.calls
-        observations = await self._run_calls(calls, step)
+        observations = await run_calls(
+            calls, spec.actions, lambda call, not_run: self._run_call(call, step, not_run),
+            parallel=self.ctx.settings.parallel, finish_action=spec.finish_action,
+            spent_budget=self.ctx.spent_budget,
+        )  # fmt: skip
         reset_base: list[Message] | None = None
         after_reset: list[str] = []
         # The observations enter the history in the order of the calls, whatever order they ran in.
@@ -415,73 +417,18 @@ class AgentLoop:
             usable=any(not c.error and c.name in self._action_names for c in reply.calls)
         )
 
-    async def _run_calls(self, calls: list[ToolCall], step: int) -> list[Observation | None]:
-        """First the calls that may run together do (at most `parallel` at a time; two touching
-        the same file in their order), then the others, alone, in the order of the calls: dashboard
-        updates and the finishing action run after the reply's searches, visits and delegated
-        tasks. Once the finishing action succeeds nothing more runs (None: not run)."""
-        done: list[Observation | None] = [None] * len(calls)
-        together = [index for index, call in enumerate(calls) if self._concurrent(call)]
-        if together:  # one rule whatever their number (with --parallel 1 they run in turn)
-            await self._run_together(calls, together, step, done)
-        for index, call in enumerate(calls):
-            if done[index] is None:
-                failed = any(o is not None and o.error for o in done[:index])
-                blocked = failed and call.name == self.spec.finish_action
-                observation = await self._run_call(call, step, blocked=blocked)
-                done[index] = observation
-                if observation.finished:
-                    break
-        return done
-
-    def _concurrent(self, call: ToolCall) -> bool:
-        found = self.spec.actions.actions.get(call.name)
-        return call.error is None and found is not None and found.concurrent
-
-    async def _run_together(
-        self, calls: list[ToolCall], indices: list[int], step: int, done: list[Observation | None]
-    ) -> None:
-        limit = asyncio.Semaphore(self.ctx.settings.parallel)
-        # The reply's own model call may have crossed a budget: its calls still run, as in turn
-        # they would. Only a budget the calls themselves spend stops the ones not yet started.
-        spent_before = self.ctx.spent_budget() is not None
-        keys = {
-            i: self.spec.actions.actions[calls[i].name].conflict_keys(calls[i].arguments) for i in indices
-        }
-        started: dict[int, asyncio.Task[None]] = {}
-
-        async def run(index: int, after: list[asyncio.Task[None]]) -> None:
-            if after:
-                await asyncio.wait(after)  # an earlier call on the same file ends first
-            async with limit:
-                # A budget spent by the calls running beside this one: no new work starts, the
-                # running work ends as it would.
-                spent = None if spent_before else self.ctx.spent_budget()
-                late = spent is not None and spent.kind != "max_steps"
-                done[index] = await self._run_call(calls[index], step, budget=spent if late else None)
-
-        try:
-            async with asyncio.TaskGroup() as group:
-                for i in indices:
-                    after = [task for j, task in started.items() if _overlap(keys[i], keys[j])]
-                    started[i] = group.create_task(run(i, after))
-        except BaseExceptionGroup as failure:  # a full disk, a bug: as if the calls ran in turn
-            raise failure.exceptions[0] from None
-
-    async def _run_call(
-        self, call: ToolCall, step: int, blocked: bool = False, budget: BudgetStop | None = None
-    ) -> Observation:
+    async def _run_call(self, call: ToolCall, step: int, not_run: NotRun | None = None) -> Observation:
         started = time.monotonic()
-        if blocked:
+        if not_run is not None and not_run.failed_before:
             observation = Observation(
                 f"{call.name} was not run: an action before it in this reply failed (see its error). "
                 f"Fix that first; call {call.name} again once it has worked.",
                 error=True,
             )
-        elif budget is not None:
+        elif not_run is not None:
             observation = Observation(
                 f"{call.name} was not run: the run's budget was spent by the actions running beside it "
-                f"({budget}).",
+                f"({not_run.budget}).",
                 error=True,
             )
         elif call.error:

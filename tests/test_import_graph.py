@@ -16,7 +16,7 @@ PACKAGES = ("agent_runtime", "actions", "sandbox", "prompts", "workspace_templat
 ENGINE = {
     "agent_runtime.loop", "agent_runtime.registry", "agent_runtime.replies", "agent_runtime.model",
     "agent_runtime.context_guard", "agent_runtime.messages", "agent_runtime.json_repair",
-    "agent_runtime.tokens", "agent_runtime.repeats", "agent_runtime.errors",
+    "agent_runtime.tokens", "agent_runtime.repeats", "agent_runtime.errors", "agent_runtime.scheduling",
 }  # fmt: skip
 # Where a research run is assembled from the engine and the actions (and the commands around it).
 ASSEMBLY = {"agent_runtime", "agent_runtime.researcher", "agent_runtime.check", "agent_runtime.cli"}
