@@ -192,6 +192,7 @@ async def file_operation(
         "agent_ended",
         step=ctx.step,
         agent=AGENT,
+        parent=ctx.agent,
         outcome=outcome.kind,
         steps=loop.local_steps,
         reason=outcome.reason,

@@ -43,6 +43,7 @@ class ActionContext:
     prompts: Prompts
     estimator: TokenEstimator = field(default_factory=TokenEstimator)
     agent: str = "main"
+    parent: str | None = None  # the agent that delegated to this one (None: the main agent)
     step: int = 0
     # What the actions share for the run (the ledger, the fetcher, the browser…), one of each type.
     services: Services = field(default_factory=Services)
@@ -57,7 +58,7 @@ class ActionContext:
         own model and its own step count, and its own layer of services (`Services.scoped`)."""
         self.save()  # the totals are current, so the new context's clock continues from them
         return dataclasses.replace(
-            self, agent=agent, model=model, step=self.step, services=self.services.scoped(),
+            self, agent=agent, parent=self.agent, model=model, step=self.step, services=self.services.scoped(),
             _started=time.monotonic(),
         )  # fmt: skip
 

@@ -116,6 +116,12 @@ class AgentLoop:
         self.pending_notes: list[str] = []  # one-off notes for the next status message
         self._sent_notes: list[str] = []  # those the last request carried
 
+    def _log(self, kind: str, **fields: Any) -> None:
+        """An event of this agent; a micro agent's names the agent that delegated to it (`parent`:
+        main, or research-2 for a File operation of a research task)."""
+        parent = {"parent": self.ctx.parent} if self.ctx.parent is not None else {}
+        self.ctx.events.append(kind, agent=self.spec.name, **parent, **fields)
+
     # -- the loop ------------------------------------------------------------------------------
     async def run(self) -> Outcome:
         spec, ctx = self.spec, self.ctx
@@ -207,9 +213,7 @@ class AgentLoop:
             how = "summary"
         after = self.ctx.estimator.scale(self._raw_request(None))
         self.ctx.meta.totals.compactions += 1
-        self.ctx.events.append(
-            "compaction", step=step, agent=self.spec.name, how=how, tokens_before=before, tokens_after=after
-        )
+        self._log("compaction", step=step, how=how, tokens_before=before, tokens_after=after)
 
     async def _summarize_into_dashboard(self, step: int) -> None:
         """Fold the history into the agent's memory file with a separate call, then rebuild."""
@@ -284,10 +288,9 @@ class AgentLoop:
         prompt_tokens, completion_tokens = self._account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
         if reply.problems and set(reply.problems) - {"think_block"}:
             self.ctx.meta.totals.invalid_replies += 1
-        self.ctx.events.append(
+        self._log(
             "model_call",
             step=step,
-            agent=self.spec.name,
             model=self.spec.model.name,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -328,8 +331,8 @@ class AgentLoop:
         self._limit_reply(window)
         guard.set_window(window)
         self.ctx.meta.context_windows[self.spec.model.name] = window
-        self.ctx.events.append(
-            "context_overflow", step=step, agent=self.spec.name, model=self.spec.model.name,
+        self._log(
+            "context_overflow", step=step, model=self.spec.model.name,
             window_before=before, window_after=window, stated_window=exc.window,
             stated_prompt_tokens=exc.prompt_tokens, estimated_tokens=refused, error=str(exc)[:300],
         )  # fmt: skip
@@ -439,10 +442,9 @@ class AgentLoop:
             )
         else:
             observation = await self.spec.actions.run(self.ctx, call.name, call.arguments)
-        self.ctx.events.append(
+        self._log(
             "action",
             step=step,
-            agent=self.spec.name,
             action=call.name,
             arguments=_short_arguments(call),
             observation_chars=len(observation.text),

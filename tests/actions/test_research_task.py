@@ -637,3 +637,28 @@ async def test_a_resumed_run_numbers_its_tasks_after_the_old_ones(tmp_path: Path
     await resume_run(tmp_path, script, max_steps=5)
     agents = [e["agent"] for e in events(ws) if e["event"] == "agent_started"]
     assert agents == ["research-1", "research-2"]
+
+
+async def test_a_file_operation_of_a_research_task_names_its_task_in_the_log(
+    tmp_path: Path, corpus: Path
+) -> None:
+    ws = tmp_path / "ws"
+
+    def agent(messages: list[Message]) -> Reply:
+        if turns(messages) == 0:
+            return reply(call("file_operation", operation_description="Create Notebook/scratch.md saying hello"))
+        return reply(call("write_notes", content="## costs\n- none found\n"), call("finish", answer="nothing"))
+
+    def script(messages: list[Message], tools: Any) -> Reply:
+        if str(messages[0]["content"]).startswith(FILE):
+            if not observations(messages):
+                return reply(call("write_file", file_path="Notebook/scratch.md", content="hello\n"))
+            return reply(call("finish", answer="created"))
+        return main_agent(ws, [task_call("Notebook/notes/costs.md")], agent)(messages, tools)
+
+    result, _ = await start_run(tmp_path, script, search="local", corpus=corpus)
+    assert result.status == "finished"
+    file_events = [e for e in events(ws) if e.get("agent") == "file"]
+    assert file_events and {e.get("parent") for e in file_events} == {"research-1"}
+    research_actions = [e for e in events(ws) if e.get("agent") == "research-1" and e["event"] == "action"]
+    assert {e.get("parent") for e in research_actions} == {"main"}

@@ -83,20 +83,41 @@
     return agent;
   }
 
-  function group(agent) {
-    const owner = timeline.current || card(0);
+  function newGroup(agent) {
+    const details = el("details", "agent-group");
+    details.open = true;
+    const summary = el("summary");
+    const rows = el("ul", "agent-rows");
+    details.append(summary, rows);
+    return { agent, details, summary, rows, steps: 0, actions: 0, attached: false, groups: [] };
+  }
+
+  // A sub-agent's group sits in its step's card; one delegated by another sub-agent (a File
+  // operation of a research task: its events name the task as `parent`) sits in that agent's group.
+  function group(agent, parent) {
+    const nested = parent && parent !== "main";
+    const owner = nested ? group(parent) : timeline.current || card(0);
     let found = owner.groups.find((g) => g.agent === agent && !g.attached);
     if (!found) {
-      const details = el("details", "agent-group");
-      details.open = true;
-      const summary = el("summary");
-      const rows = el("ul", "agent-rows");
-      details.append(summary, rows);
-      found = { agent, details, summary, rows, steps: 0, actions: 0, attached: false };
+      found = newGroup(agent);
       owner.groups.push(found);
-      append(details, owner.body);
+      append(found.details, nested ? owner.rows : owner.body);
     }
     return found;
+  }
+
+  // The open group of the sub-agent an action delegated to, folded under that action's row.
+  function foldUnder(row, owner, action, question) {
+    const matches = AGENT_OF_ACTION[action];
+    const open = matches ? owner.groups.filter((candidate) => !candidate.attached && matches(candidate.agent)) : [];
+    // Research tasks of one reply run side by side: each finds its group by its question.
+    const asked = typeof question === "string" ? squash(question).slice(0, 40) : "";
+    const g = (asked && open.find((candidate) => (candidate.question || "").startsWith(asked))) || open[0];
+    if (g) {
+      g.attached = true;
+      g.details.open = false;
+      row.append(g.details);
+    }
   }
 
   function countGroup(g) {
@@ -163,7 +184,7 @@
           if ((e.problems || []).length) note(`The reply needed tolerance: ${e.problems.join(", ")}`, "warning");
           timeline.activity = calls;
         } else {
-          const g = group(agent);
+          const g = group(agent, e.parent);
           g.steps += 1;
           countGroup(g);
           g.rows.append(el("li", "event sub-call", `step ${e.step}: ${(e.calls || []).join(", ") || "no action"}`));
@@ -173,23 +194,16 @@
         if (agent === "main") {
           const owner = card(e.step);
           const row = actionRow(e);
-          const matches = AGENT_OF_ACTION[e.action];
-          const open = matches ? owner.groups.filter((candidate) => !candidate.attached && matches(candidate.agent)) : [];
-          // Research tasks of one reply run side by side: each finds its group by its question.
-          const asked = e.arguments && typeof e.arguments.question === "string" ? squash(e.arguments.question).slice(0, 40) : "";
-          const g = (asked && open.find((candidate) => (candidate.question || "").startsWith(asked))) || open[0];
-          if (g) {
-            g.attached = true;
-            g.details.open = false;
-            row.append(g.details); // the sub-agent's steps fold under the action they served
-          }
+          foldUnder(row, owner, e.action, e.arguments && e.arguments.question); // the sub-agent's steps
           append(row, owner.body);
           timeline.activity = e.action;
         } else {
-          const g = group(agent);
+          const g = group(agent, e.parent);
           g.actions += 1;
           countGroup(g);
-          g.rows.append(actionRow(e));
+          const row = actionRow(e);
+          foldUnder(row, g, e.action, null);
+          g.rows.append(row);
           timeline.activity = `${agentLabel(agent)}: ${e.action}`;
         }
         break;
@@ -201,7 +215,7 @@
       }
       case "agent_ended": {
         const how = [e.outcome, e.steps ? `${e.steps} step${e.steps === 1 ? "" : "s"}` : "", e.reason].filter(Boolean).join(", ");
-        group(agent).rows.append(el("li", "event sub-call", `ended${how ? `: ${how}` : ""}`));
+        group(agent, e.parent).rows.append(el("li", "event sub-call", `ended${how ? `: ${how}` : ""}`));
         break;
       }
       case "browse_step": {

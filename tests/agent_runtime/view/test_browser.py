@@ -204,6 +204,12 @@ def test_parallel_research_agents_fold_under_the_task_each_served(
         {"event": "action", "agent": "research-2", "step": 1, "action": "web_search", "arguments": {"query": "first solid-state car"}},
         {"event": "model_call", "agent": "research-1", "step": 1, "calls": ["visit_url"]},
         {"event": "action", "agent": "research-1", "step": 1, "action": "visit_url", "arguments": {"url": "https://example.org/costs"}},
+        {"event": "model_call", "agent": "research-1", "step": 2, "calls": ["file_operation"]},
+        # research-1's File operation: its events name the task as their parent.
+        {"event": "model_call", "agent": "file", "parent": "research-1", "step": 1, "calls": ["write_file"]},
+        {"event": "action", "agent": "file", "parent": "research-1", "step": 1, "action": "write_file", "arguments": {"file_path": "Notebook/scratch.md"}},
+        {"event": "agent_ended", "agent": "file", "parent": "research-1", "step": 6, "outcome": "finished", "steps": 1},
+        {"event": "action", "agent": "research-1", "step": 2, "action": "file_operation", "arguments": {"operation_description": "Create Notebook/scratch.md"}},
         {"event": "agent_ended", "agent": "research-2", "step": 6, "outcome": "finished", "steps": 1},
         {"event": "action", "agent": "main", "step": 6, "action": "research_task", "arguments": {"question": ships}},
         {"event": "agent_ended", "agent": "research-1", "step": 6, "outcome": "finished", "steps": 1},
@@ -223,5 +229,10 @@ def test_parallel_research_agents_fold_under_the_task_each_served(
             assert ships in rows.nth(0).inner_text() and "Research agent 2" in rows.nth(0).inner_text()
             assert cost in rows.nth(1).inner_text() and "Research agent 1" in rows.nth(1).inner_text()
             assert page.locator("#timeline .step > .step-body > .agent-group").count() == 0  # all folded
+            # The File agent's steps fold under the research agent's file_operation, not the step.
+            nested = rows.nth(1).locator(".agent-group li.event.action", has_text="file_operation")
+            assert nested.count() == 1
+            folded = nested.locator(".agent-group").text_content() or ""  # collapsed: read, not shown
+            assert "File agent" in folded and "write_file" in folded
         finally:
             browser.close()
