@@ -85,6 +85,12 @@ def _started_since(events: Path, offset: int) -> bool:
         return False
 
 
+def _working_folder() -> str | None:
+    with contextlib.suppress(OSError):
+        return os.getcwd()
+    return None  # removed since the view started: the child inherits it as it is
+
+
 def resume_run(workspace: Path) -> int:
     """Start the resume of a stopped run; returns the new process's pid once it has started working
     (or has already finished). A resume that fails at once (no API key, no endpoint) is an error
@@ -107,10 +113,14 @@ def resume_run(workspace: Path) -> int:
         raise WorkspaceError(f"cannot write {RUNTIME}/{RESUME_LOG}: {exc.strerror or exc}") from None
     try:
         os.write(log, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} resume from the live view\n".encode())
+        # -P: `python -m` would otherwise put the current folder first on sys.path, and a view
+        # started inside a workspace would run an agent_runtime/cli.py the File agent wrote there.
+        # The folder itself stays the view's (given explicitly): relative settings the run keeps
+        # (--corpus, --prompts) and DEEP_RESEARCHER_CONFIG resolve as a resume typed there would.
         process = subprocess.Popen(
-            [sys.executable, "-m", "agent_runtime.cli", "resume", str(workspace)],
+            [sys.executable, "-P", "-m", "agent_runtime.cli", "resume", str(workspace)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            env=dict(os.environ),
+            env=dict(os.environ), cwd=_working_folder(),
         )  # fmt: skip
     finally:
         os.close(log)

@@ -114,3 +114,25 @@ def test_a_resume_that_fails_at_once_says_why(
     assert error.startswith("the resumed run ended at once (exit 1): deep-researcher: error:"), error
     log = (runs / "ssb" / ".runtime" / "view-resume.log").read_text()
     assert "resume from the live view" in log and "127.0.0.1:9" in log
+
+
+def test_resume_never_runs_python_code_from_the_views_folder(
+    client: TestClient, runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cd WORKSPACE && deep-researcher view .`: a File agent can write agent_runtime/cli.py into the
+    workspace, and `python -m` would import it from the current folder (sys.path[0]) before the
+    installed package. The resumed run must be the installed one."""
+    marker = runs.parent / "planted-code-ran"
+    planted = runs / "ssb" / "agent_runtime"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("")
+    (planted / "cli.py").write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
+    monkeypatch.chdir(runs / "ssb")
+    for name in [n for n in os.environ if n.startswith(("OPENAI_", "DEEP_RESEARCHER_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # the real resume fails at once here
+    answer = client.post("/api/resume?ws=ssb", headers=AUTH)
+    assert not marker.exists(), "the resume ran the planted agent_runtime/cli.py"
+    assert answer.status_code == 409 and "127.0.0.1:9" in answer.json()["error"] + (
+        runs / "ssb" / ".runtime" / "view-resume.log"
+    ).read_text()
