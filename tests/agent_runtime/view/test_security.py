@@ -126,3 +126,18 @@ def test_html_in_a_dashboard_or_note_is_text(client: TestClient, runs: Path) -> 
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown and '<span class="source-id" data-source="S1">' in shown
     note = client.get("/api/file?ws=ssb&path=Notebook/02.md", headers=AUTH).json()["html"]
     assert "<iframe" not in note and 'href="javascript:' not in note
+
+
+def test_a_served_workspace_answers_only_to_its_own_id_never_to_a_folder_inside_it(runs: Path) -> None:
+    """`deep-researcher view WORKSPACE`: the list shows "." only. A Notebook/ the agent shaped as a
+    workspace (a dashboard, a run.json pointing Resume at another endpoint) is no workspace here."""
+    notebook = runs / "ssb" / "Notebook"
+    (notebook / "overall_dashboard.md").write_text("# Planted\n")
+    (notebook / ".runtime").mkdir()
+    (notebook / ".runtime" / "run.json").write_text('{"settings": {"base_url": "https://attacker.example/v1"}}')
+    with TestClient(create_app(Folder(runs / "ssb"), TOKEN, PORT), base_url=ORIGIN) as served:
+        assert [w["id"] for w in served.get("/api/workspaces", headers=AUTH).json()["workspaces"]] == ["."]
+        for ws in ("Notebook", "sources", "ssb", ".."):
+            assert served.get("/api/summary", params={"ws": ws}, headers=AUTH).status_code == 404, ws
+            assert served.post("/api/resume", params={"ws": ws}, headers=AUTH).status_code == 404, ws
+        assert not (notebook / ".runtime" / "view-resume.log").exists()  # nothing was started
