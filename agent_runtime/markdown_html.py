@@ -10,7 +10,11 @@ Citations: the report's numbered citations `[1]`, `[2, 5]` become links to the R
 (`#ref-1`), each number carrying `data-cite="1"` for the view's passage pop-up, and, when the
 caller gives the cited passages, a `title` with the passage for a reader hovering over it; the
 notes' source ids `[S3]` become `data-source="S3"` marks. Code spans and blocks are left alone.
-In the References the finalizer wrote, each entry gets the id `ref-<n>` and its URL becomes a link.
+In the References the finalizer wrote, each entry gets the id `ref-<n>` and its URL becomes a link;
+`reference_addresses` reads the entries' sources for the others (the view's citation pop-up).
+
+A table column's alignment is a class (`align-left|center|right`), never a `style` attribute: the
+live view's Content-Security-Policy refuses inline styles, so an alignment written as one is lost.
 
 `parse_markdown` gives the token stream itself, with the same rules, for the other writers (DOCX).
 """
@@ -40,6 +44,8 @@ _CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-
 # A URL in a References entry: it ends at a space or at CJK punctuation (the Chinese entry puts
 # "（访问于 …）" right after it); see `find_urls` for the punctuation that ends a sentence.
 _URL_RUN = re.compile(r"https?://[^\s<>\"\u3000-\u303f\uff00-\uffef]+")
+# A References entry's source: a URL, or the address of a local-corpus document (`corpus:notes/a.md`).
+_ADDRESS_RUN = re.compile(r"(?:https?://|corpus:)[^\s<>\"\u3000-\u303f\uff00-\uffef]+")
 _TRAILING = ".,;:!?'\"]*"
 # The heading the finalizer writes above the References, in every language it writes.
 REFERENCE_TITLES = frozenset(table["references"] for table in lang.STRINGS.values())
@@ -55,6 +61,7 @@ def _markdown() -> MarkdownIt:
 
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
+        md.core.ruler.push("align_classes", _align_classes)  # after every other rule: tables exist
         md.validateLink = lambda url: bool(_SAFE_LINK.match(url.strip()))  # type: ignore[method-assign]
         md.add_render_rule("image", _image_as_link)
         _renderer = md
@@ -69,6 +76,15 @@ def _image_as_link(self: Any, tokens: list[Token], idx: int, options: Any, env: 
         f'<a class="image" href="{html.escape(src)}" rel="noopener noreferrer">'
         f"{html.escape(alt, quote=False)}</a>"
     )
+
+
+def _align_classes(state: Any) -> None:
+    """A table cell's `style="text-align:X"` (markdown-it's) becomes the class `align-X`."""
+    for token in state.tokens:
+        if token.type in ("th_open", "td_open") and token.attrs:
+            style = str(token.attrs.pop("style", ""))
+            if style.startswith("text-align:"):
+                token.attrSet("class", "align-" + style.removeprefix("text-align:"))
 
 
 def parse_markdown(text: str) -> list[Token]:
@@ -199,28 +215,60 @@ def references_span(tokens: list[Token]) -> range:
     return range(0)
 
 
-def _anchor_references(tokens: list[Token], span: range) -> None:
-    """Each entry of the References gets the id `ref-<n>`, the target of the citation links."""
+def reference_items(tokens: list[Token], span: range) -> list[tuple[int, int]]:
+    """(number, index of its `list_item_open`) of each References entry in `span`, in order: the
+    numbers as the report shows them (the list counts from its own first number)."""
     if not span:
-        return
+        return []
     number = int(tokens[span.start].attrGet("start") or 1) - 1
     level = tokens[span.start].level + 1
+    items = []
     for i in span:
         if tokens[i].type == "list_item_open" and tokens[i].level == level:
             number += 1
-            tokens[i].attrSet("id", f"ref-{number}")
+            items.append((number, i))
+    return items
+
+
+def reference_addresses(text: str) -> dict[int, str]:
+    """Each References entry's number → the address of its source, as the finalizer wrote it (an
+    http(s) URL, or `corpus:<path>` for a local-corpus document); an entry with none is left out."""
+    tokens = parse_markdown(text)
+    found: dict[int, str] = {}
+    for number, at in reference_items(tokens, references_span(tokens)):
+        level = tokens[at].level
+        for token in tokens[at + 1 :]:
+            if token.type == "list_item_close" and token.level == level:
+                break  # an entry with no address: the next entry's is not its own
+            spans = _trimmed_spans(_ADDRESS_RUN, token.content) if token.type == "inline" else []
+            if spans:
+                found[number] = token.content[spans[0][0] : spans[0][1]]
+                break
+    return found
+
+
+def _anchor_references(tokens: list[Token], span: range) -> None:
+    """Each entry of the References gets the id `ref-<n>`, the target of the citation links."""
+    for number, at in reference_items(tokens, span):
+        tokens[at].attrSet("id", f"ref-{number}")
 
 
 def find_urls(text: str) -> list[tuple[int, int]]:
     """(start, end) of each http(s) URL in plain text. Trailing punctuation is the sentence's, and
     so is a ")" the URL did not open (as GitHub's autolinks decide): "(see https://x.org/a_(b))."
     gives "https://x.org/a_(b)"."""
+    return _trimmed_spans(_URL_RUN, text)
+
+
+def _trimmed_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """The matches of `pattern` (an address run) less the punctuation that is the sentence's."""
     spans = []
-    for match in _URL_RUN.finditer(text):
+    for match in pattern.finditer(text):
         url = match.group(0)
         while url and (url[-1] in _TRAILING or (url[-1] == ")" and url.count(")") > url.count("("))):
             url = url[:-1]
-        if len(url) > len("https://"):
+        scheme = url.find(":") + 1
+        if len(url) > scheme + (2 if url.startswith("//", scheme) else 0):  # more than "https://"
             spans.append((match.start(), match.start() + len(url)))
     return spans
 

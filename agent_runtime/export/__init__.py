@@ -5,9 +5,10 @@ to read, send or print (the live view's Export buttons call the same function).
 - docx: a Word document with real headings, lists, tables and the References (`export.docx`);
 - pdf: that HTML page printed by headless Chromium (`export.pdf`).
 
-Every failure a user can cause (not a workspace, no report yet, no Chromium, an output that cannot
-be written) is an ExportError with one message; the file is written atomically, so a failed export
-never leaves half a file, nor spoils an earlier export.
+Every failure a user can cause (not a workspace, no report yet, a report.md that links to outside
+the workspace, no Chromium, an output that cannot be written) is an ExportError with one message;
+the file is written atomically, so a failed export never leaves half a file, nor spoils an earlier
+export.
 
 The libraries (markdown-it, python-docx) are imported only when an export runs: the CLI's start
 stays light.
@@ -18,11 +19,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_runtime.errors import ExportError
-from agent_runtime.export.report import Report, load_report, output_path, write_atomically
+from agent_runtime.export.report import (
+    Citation,
+    Report,
+    load_citations,
+    load_report,
+    output_path,
+    write_atomically,
+)
 
 FORMATS = ("html", "docx", "pdf")
 
-__all__ = ["FORMATS", "Report", "export_report", "load_report"]
+__all__ = ["FORMATS", "Citation", "Report", "export_report", "load_citations", "load_report"]
 
 
 def export_report(

@@ -8,6 +8,9 @@ style, bold, italic, strikethrough and links as such. Citations stay "[n]" as in
 number linked to its entry in the References, which are numbered as the report numbers them
 (the number is written out, so it can never drift from the citations) with each URL a link.
 
+Every string goes into the document through `xml_text`: a report holds what the web held (form
+feeds and escapes from PDF text), and one character XML forbids would lose the whole export.
+
 Chinese: Word picks the font of CJK characters from the East-Asian font of the style (w:eastAsia),
 not from the Latin one; without it Chinese falls back to whatever the machine's Word decides.
 The Normal and heading styles name one (Microsoft YaHei for Chinese: Windows has it, and Word
@@ -30,6 +33,7 @@ from agent_runtime.markdown_html import (
     find_urls,
     joins_cjk,
     parse_markdown,
+    reference_items,
     references_span,
 )
 
@@ -83,7 +87,7 @@ def _setup(document: Document, report: Report) -> None:
         section.page_width, section.page_height = Mm(210), Mm(297)
         section.left_margin = section.right_margin = Mm(20)
     properties = document.core_properties
-    properties.title = report.title
+    properties.title = xml.xml_text(report.title)
     properties.language = proofing
     properties.author = properties.last_modified_by = "Deep Researcher"
     properties.comments = ""
@@ -111,7 +115,7 @@ class _Writer:
         self.document = document
         self.tokens = tokens
         self.references = references
-        self.reference_numbers = _entry_numbers(tokens, references)
+        self.reference_numbers = {number for number, _ in reference_items(tokens, references)}
         self.lists: list[_List] = []
         self.quotes = 0
         self.bookmarks = 0
@@ -145,13 +149,13 @@ class _Writer:
             self.quotes -= 1
         elif kind in ("fence", "code_block"):
             paragraph = self.document.add_paragraph(style=_CODE_STYLE)
-            paragraph.add_run(token.content.rstrip("\n"))  # python-docx writes each "\n" as a <w:br/>
+            self._run(paragraph, token.content.rstrip("\n"), _Format())  # each "\n" becomes a <w:br/>
         elif kind == "table_open":
             return self._table(i)
         elif kind == "hr":
             xml.rule_below(self.document.add_paragraph())
         elif kind == "html_block":  # raw HTML is off: shown as the text it is, as in the HTML export
-            self.document.add_paragraph(token.content.rstrip("\n"))
+            self._run(self.document.add_paragraph(), token.content.rstrip("\n"), _Format())
         return i + 1
 
     def _open_list(self, i: int) -> None:
@@ -175,7 +179,7 @@ class _Writer:
         fresh, current.fresh = current.fresh, False
         if current.references and fresh:
             paragraph = self.document.add_paragraph(style="List")
-            paragraph.add_run(f"{current.number}. ")
+            paragraph.add_run(f"{current.number}. ")  # digits only: nothing for xml_text to do
             self.bookmarks += 1
             xml.add_bookmark(paragraph, f"ref_{current.number}", self.bookmarks)
             return paragraph
@@ -197,7 +201,7 @@ class _Writer:
             if token.type == "tr_open":
                 rows.append([])
             elif token.type in ("th_open", "td_open"):
-                align = str(token.attrGet("style") or "").removeprefix("text-align:")
+                align = str(token.attrGet("class") or "").removeprefix("align-")  # see markdown_html
                 rows[-1].append((self.tokens[i + 1], align, token.type == "th_open"))
             i += 1
         columns = max((len(row) for row in rows), default=0)
@@ -206,14 +210,16 @@ class _Writer:
         table = self.document.add_table(rows=len(rows), cols=columns)
         table.style = self.document.styles["Table Grid"]
         alignments = {"right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
-        for r, row in enumerate(rows):
-            for c, (inline, align, header) in enumerate(row):
-                paragraph = table.cell(r, c).paragraphs[0]
+        # Row by row, each row's cells asked for once: table.cell(r, c) and table.rows[r] build
+        # the whole grid again at every call, which made a 1,000-row table take minutes.
+        for row, table_row in zip(rows, table.rows, strict=True):
+            for (inline, align, header), cell in zip(row, table_row.cells, strict=False):
+                paragraph = cell.paragraphs[0]
                 self._inline(paragraph, inline, bold=header)
                 if align in alignments:
                     paragraph.alignment = alignments[align]
             if row and row[0][2]:
-                xml.repeat_as_header(table.rows[r])
+                xml.repeat_as_header(table_row)
         self.document.add_paragraph()  # Word joins two tables that touch; a gap keeps them apart
         return i + 1
 
@@ -262,7 +268,7 @@ class _Writer:
         return xml.add_hyperlink(paragraph, url=href)
 
     def _run(self, paragraph: Paragraph, text: str, fmt: _Format, link: Any = None) -> Run:
-        run = paragraph.add_run(text)
+        run = paragraph.add_run(xml.xml_text(text))
         run.bold = fmt.bold or None
         run.italic = fmt.italic or None
         if fmt.strike:
@@ -299,16 +305,6 @@ class _Writer:
             last = end
         if last < len(text):
             self._run(paragraph, text[last:], fmt)
-
-
-def _entry_numbers(tokens: list[Token], span: range) -> set[int]:
-    """The numbers of the References entries (what a citation may link to)."""
-    if not span:
-        return set()
-    first = int(tokens[span.start].attrGet("start") or 1)
-    level = tokens[span.start].level + 1
-    count = sum(1 for i in span if tokens[i].type == "list_item_open" and tokens[i].level == level)
-    return set(range(first, first + count))
 
 
 def _list_style(ordered: bool, depth: int) -> str:

@@ -6,13 +6,30 @@ rFonts)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
+
+from agent_runtime.replies import repair_surrogates
 
 if TYPE_CHECKING:  # python-docx is imported when a DOCX is written: the CLI's start stays light
     from docx.document import Document
     from docx.styles.style import BaseStyle
     from docx.table import _Row
     from docx.text.paragraph import Paragraph
+
+
+# XML 1.0 allows tab, newline, carriage return and the characters from U+0020 on, except the
+# surrogates and U+FFFE/U+FFFF; lxml refuses a document with any other ("All strings must be XML
+# compatible"). Text pulled from PDFs carries form feeds (a page break) and vertical tabs (a line
+# break): those, and the other separators of C0, stand between words, so they become a space.
+_SEPARATORS = re.compile(r"[\x0b\x0c\x1c-\x1f]")
+_NOT_XML = re.compile(r"[\x00-\x08\x0e-\x1b\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` as a WordprocessingML document can hold it: each character XML forbids removed, a
+    separator (form feed, vertical tab) made a space, a lone surrogate made U+FFFD."""
+    return _NOT_XML.sub("", _SEPARATORS.sub(" ", repair_surrogates(text)))
 
 
 def _element(tag: str, **attributes: str) -> Any:
@@ -52,10 +69,10 @@ def add_hyperlink(paragraph: Paragraph, *, url: str | None = None, anchor: str |
     from docx.opc.constants import RELATIONSHIP_TYPE
 
     if url is not None:
-        r_id = paragraph.part.relate_to(url, RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+        r_id = paragraph.part.relate_to(xml_text(url), RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
         link = _element("w:hyperlink", r_id=r_id)
     else:
-        link = _element("w:hyperlink", w_anchor=anchor or "", w_history="1")
+        link = _element("w:hyperlink", w_anchor=xml_text(anchor or ""), w_history="1")
     paragraph._p.append(link)
     return link
 

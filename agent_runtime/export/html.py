@@ -53,6 +53,7 @@ blockquote { border-left: 0.25em solid #d0d7de; color: #57606a; padding: 0 1em; 
 table { border-collapse: collapse; display: block; max-width: 100%%; overflow-x: auto; }
 th, td { border: 1px solid #d0d7de; padding: 0.4em 0.75em; vertical-align: top; }
 th { background: #f6f8fa; font-weight: 600; }
+.align-left { text-align: left; } .align-center { text-align: center; } .align-right { text-align: right; }
 tr:nth-child(even) td { background: #fafbfc; }
 hr { border: 0; border-top: 1px solid #d8dee4; margin: 2em 0; }
 .citation { font-size: 0.85em; color: #57606a; white-space: nowrap; }

@@ -61,9 +61,7 @@ def print_pdf(page: str, browser_path: Path | None = None, *, timeout: float = T
         command = [
             str(browser),
             "--headless",
-            # The page is our own (no script runs: its policy forbids it), and Chromium's sandbox
-            # cannot start as root or in many containers.
-            "--no-sandbox",
+            *_sandbox_flags(),
             "--disable-gpu",
             "--no-first-run",
             "--no-default-browser-check",
@@ -81,9 +79,22 @@ def print_pdf(page: str, browser_path: Path | None = None, *, timeout: float = T
             data = target.read_bytes()
         except OSError:
             data = b""
+    if not data.startswith(b"%PDF") and "No usable sandbox" in errors:
+        raise ExportError(
+            f"Chromium ({browser}) cannot start its sandbox here (it needs unprivileged user namespaces), "
+            "and a report from the web is printed only inside it: export --format html and print it "
+            "from a browser, or export --format docx"
+        )
     if not data.startswith(b"%PDF"):
         raise ExportError(f"Chromium ({browser}) did not print the PDF{_last_words(errors)}")
     return data
+
+
+def _sandbox_flags() -> list[str]:
+    """Chromium's sandbox stays on: the report's text comes from the web, and the sandbox contains
+    a renderer bug that text might reach (the page's policy stops scripts, not a bug in the layout
+    or font code). Only as root, where Chromium refuses to start sandboxed, is it turned off."""
+    return ["--no-sandbox"] if os.geteuid() == 0 else []
 
 
 def _run(command: list[str], timeout: float) -> str:

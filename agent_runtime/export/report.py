@@ -4,6 +4,13 @@
 a run that has no report.md yet. Everything else it reads is optional: run.json gives the language
 (else it is detected from the title or the report), report.citations.json the cited passages
 (a missing or damaged one only loses the hover titles).
+
+Every file is read through the workspace's path policy (`sandbox.paths.PathPolicy`), as the live
+view reads them: a link inside the workspace is followed, a link to outside it is refused (an export
+is often sent to others: it must never carry a file the run did not write, such as ~/.ssh/id_rsa
+behind a report.md link), and so is a file over MAX_FILE_BYTES.
+
+`load_citations` is the one reader of report.citations.json, for the exports and the live view.
 """
 
 from __future__ import annotations
@@ -12,16 +19,24 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent_runtime import language as lang
-from agent_runtime.citation_audit import CITATIONS_FILE
-from agent_runtime.errors import ExportError, WorkspaceError
-from agent_runtime.run_record import RunMeta, load_meta
-from agent_runtime.workspace import REPORT, Workspace
+from agent_runtime.errors import ExportError, PathEscapeError, SandboxError
+from agent_runtime.replies import repair_surrogates
+from agent_runtime.run_record import RunMeta
+from agent_runtime.workspace import REPORT, RUNTIME, Workspace
+from sandbox.paths import PathPolicy
 
 DRAFT = "report.draft.md"  # what all_finished checked, kept beside report.md (actions/finish.py)
+# What agent_runtime.citation_audit writes (its CITATIONS_FILE). Not imported from there: that module
+# pulls in the model client (a second of start-up), and the live view imports this one.
+CITATIONS_FILE = "report.citations.json"
+RUN_FILE = f"{RUNTIME}/run.json"
+MAX_FILE_BYTES = 20_000_000  # a report is a few hundred kB; more is no report, or no sane export
 
 
 @dataclass
@@ -45,22 +60,46 @@ def load_report(workspace: Path) -> Report:
             f"{root} is not a deep-researcher workspace (it has no overall_dashboard.md or .runtime/run.json)"
         )
     meta = _meta(root)
-    try:
-        text = (root / REPORT).read_text("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ExportError(_not_finished(root, meta)) from None
-    except OSError as exc:
-        raise ExportError(f"cannot read {root / REPORT}: {exc.strerror or exc}") from None
+    data = read_workspace_file(root, REPORT)
+    if data is None:
+        raise ExportError(_not_finished(root, meta))
+    text = data.decode("utf-8", errors="replace")
     if not text.strip():
         raise ExportError(f"{root / REPORT} is empty: there is no report to export")
+    # The title may come from a folder name (any bytes: lone surrogates) or from run.json: made
+    # into text every writer can encode, on one line.
     title = _first_heading(text) or (meta.title if meta else "") or root.name
-    return Report(root, text, title, _language(meta, title, text), _passages(root / CITATIONS_FILE))
+    title = " ".join(repair_surrogates(title).split())
+    passages = passages_by_number(load_citations(root))
+    return Report(root, text, title, _language(meta, title, text), passages)
+
+
+def read_workspace_file(root: Path, name: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    """The bytes of the file `name` (relative) of the workspace `root`, read through its path
+    policy; None when there is no such file. An ExportError when it is, or is reached through, a
+    link to outside the workspace, is not a regular file, cannot be read, or is over `limit` bytes."""
+    path = root / name
+    if not os.path.lexists(path):
+        return None
+    try:
+        data = PathPolicy(root).read_bytes(name, limit=limit + 1)
+    except PathEscapeError:
+        raise ExportError(
+            f"{path} leads through a symbolic link to outside the workspace: refused, as an export "
+            "holds only the run's own files (put the file itself in the workspace instead of a link)"
+        ) from None
+    except SandboxError as exc:
+        raise ExportError(f"cannot read {path}: {exc}") from None
+    if len(data) > limit:
+        raise ExportError(f"{path} is larger than {limit // 1_000_000} MB: it is too large to export")
+    return data
 
 
 def _meta(root: Path) -> RunMeta | None:
+    data = read_workspace_file(root, RUN_FILE)
     try:
-        return load_meta(Workspace(root).run_file)
-    except WorkspaceError:  # damaged metadata: the report itself is still worth exporting
+        return RunMeta.model_validate_json(data) if data is not None else None
+    except ValueError:  # damaged metadata (pydantic's ValidationError): the report is still worth exporting
         return None
 
 
@@ -97,17 +136,76 @@ def _language(meta: RunMeta | None, title: str, text: str) -> str:
     return lang.detect(title, text[:2000])
 
 
-def _passages(path: Path) -> dict[int, list[str]]:
+# -- report.citations.json ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Citation:
+    """One record of report.citations.json (`citation_audit.citation_records` writes them): the
+    citation [n] of report.md, the source it stands for, the statement it backs, the passage of the
+    source that supports it and where that is (its file and line range), the score and the verdict."""
+
+    citation: int
+    source: str | None = None
+    statement: str = ""
+    passage: str = ""
+    file: str | None = None
+    lines: tuple[int, int] | None = None
+    score: float | None = None
+    verdict: str | None = None
+    judged_by: str | None = None
+
+
+def load_citations(workspace: Path) -> list[Citation]:
+    """The records of the run's report.citations.json, in the file's (document) order.
+
+    The one format is what actions/finish.py writes: `{"citations": [record, ...]}`. A missing file,
+    one that is no JSON or of another shape, gives []; a record with no integer citation number is
+    skipped, and a field of the wrong type is read as absent, so a damaged file costs only what it
+    lost. ExportError (like every file read here) for a link to outside the workspace or a file
+    over MAX_FILE_BYTES."""
+    data = read_workspace_file(Path(workspace), CITATIONS_FILE)
     try:
-        records = json.loads(path.read_text("utf-8")).get("citations", [])
-    except (OSError, ValueError, AttributeError):
-        return {}
+        records = json.loads(data)["citations"] if data is not None else []
+    except (ValueError, TypeError, KeyError, RecursionError):  # RecursionError: "[[[[…" nested deep
+        return []
+    return [_citation(r) for r in records if _number(r)] if isinstance(records, list) else []
+
+
+def passages_by_number(citations: Iterable[Citation]) -> dict[int, list[str]]:
+    """Citation number → the passages it was cited for, in document order ("" for none)."""
     passages: dict[int, list[str]] = {}
-    for record in records if isinstance(records, list) else []:
-        if isinstance(record, dict) and isinstance(record.get("citation"), int):
-            passage = record.get("passage")
-            passages.setdefault(record["citation"], []).append(passage if isinstance(passage, str) else "")
+    for item in citations:
+        passages.setdefault(item.citation, []).append(item.passage)
     return passages
+
+
+def _number(record: Any) -> int | None:
+    number = record.get("citation") if isinstance(record, dict) else None
+    # bool is an int to Python, not a citation number
+    return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
+
+
+def _citation(record: dict[str, Any]) -> Citation:
+    def text(key: str) -> str | None:
+        # JSON may spell a lone surrogate ("\ud83d"), which no page or file can encode
+        value = record.get(key)
+        return repair_surrogates(value) if isinstance(value, str) else None
+
+    lines = record.get("lines")
+    span = None
+    if isinstance(lines, list) and len(lines) == 2 and all(type(n) is int for n in lines):
+        span = (lines[0], lines[1])
+    score = record.get("score")
+    return Citation(
+        citation=record["citation"],
+        source=text("source"),
+        statement=text("statement") or "",
+        passage=text("passage") or "",
+        file=text("file"),
+        lines=span,
+        score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+        verdict=text("verdict"),
+        judged_by=text("judged_by"),
+    )
 
 
 def output_path(report: Report, fmt: str, output: Path | None) -> Path:

@@ -360,6 +360,10 @@ def test_the_html_works_in_chromium_offline_and_runs_no_script(english: Path, tm
             for number, url in urls.items():
                 assert page.locator(f"#ref-{number} a").get_attribute("href") == url
             assert page.locator("link, script, img, iframe").count() == 0
+            # The column the report aligns right ("|--:|") is right-aligned: by a class, no style attribute.
+            cost = page.locator("td.align-right").first
+            assert cost.evaluate("e => getComputedStyle(e).textAlign") == "right"
+            assert page.locator("[style]").count() == 0
         finally:
             browser.close()
     assert outside == []
@@ -448,3 +452,205 @@ def test_a_pdf_without_chromium_says_what_to_install(english: Path, tmp_path: Pa
     line = one_line_error(run_cli(["export", str(english), "--format", "pdf", "--browser-path", str(tmp_path / "chrome")], env))  # fmt: skip
     assert f"{tmp_path / 'chrome'} is not an executable browser" in line
     assert not (english / "report.pdf").exists() and not list(english.glob(".report.pdf*"))
+
+
+# -- what the export reads from a workspace -------------------------------------------------------
+SMALL_REPORT = """# Small report
+
+A fact [1].
+
+## References
+
+1. A page. https://a.example/page (accessed 2026-01-02)
+"""
+
+
+def small_workspace(root: Path, report: str = SMALL_REPORT, name: str = "ws") -> Path:
+    """A folder export takes for a workspace (it has an overall dashboard), made without a run."""
+    ws = root / name
+    ws.mkdir()
+    (ws / "overall_dashboard.md").write_text("# Overall\n")
+    (ws / "report.md").write_text(report)
+    return ws
+
+
+@pytest.mark.parametrize("name", ["report.md", "report.citations.json", ".runtime/run.json"])
+def test_a_file_linked_to_outside_the_workspace_is_refused(tmp_path: Path, name: str) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text('# Private key\n\n{"citations": [{"citation": 1, "passage": "PRIVATE KEY"}]}\n')
+    ws = small_workspace(tmp_path)
+    (ws / name).parent.mkdir(exist_ok=True)
+    (ws / name).unlink(missing_ok=True)
+    (ws / name).symlink_to(secret)
+    for fmt in ("html", "docx"):
+        with pytest.raises(ExportError, match="outside the workspace") as refused:
+            export_report(ws, fmt)
+        assert str(ws / name) in str(refused.value) and "PRIVATE KEY" not in str(refused.value)
+        assert not list(ws.glob(f"*report.{fmt}*"))
+    line = one_line_error(run_cli(["export", str(ws), "--format", "html"], cli_env()))
+    assert "symbolic link to outside the workspace" in line
+
+
+def test_a_link_that_stays_inside_the_workspace_is_followed(tmp_path: Path) -> None:
+    ws = small_workspace(tmp_path)
+    (ws / "Notebook").mkdir()
+    (ws / "report.md").rename(ws / "Notebook" / "final.md")
+    (ws / "report.md").symlink_to("Notebook/final.md")
+    assert "A fact" in export_report(ws, "html").read_text()
+
+
+def test_a_report_larger_than_the_cap_is_refused_with_its_size(tmp_path: Path) -> None:
+    ws = small_workspace(tmp_path)
+    (ws / "report.md").write_bytes(b"# Huge\n\n" + b"x" * 21_000_000)
+    with pytest.raises(ExportError, match=r"report\.md is larger than 20 MB"):
+        export_report(ws, "html")
+
+
+def test_citations_are_read_in_the_one_format_the_runtime_writes(tmp_path: Path) -> None:
+    from agent_runtime.export.report import Citation, load_citations
+
+    ws = small_workspace(tmp_path)
+    assert load_citations(ws) == []  # none written (yet): no passages, no error
+    records = [
+        {"citation": 1, "source": "S2", "statement": "A fact.", "passage": "The fact.", "file": "sources/S2.md",
+         "lines": [3, 4], "score": 0.8, "verdict": "supported", "judged_by": "lexical"},
+        {"citation": 2, "source": "S5", "statement": "B.", "passage": None, "file": None, "lines": None,
+         "score": 0.1, "verdict": "unsupported", "judged_by": "lexical"},
+        {"citation": True, "passage": "a bool is no citation number"}, {"citation": "3"}, "junk",
+        {"citation": 4, "statement": 7, "lines": ["x"], "passage": "split \ud83d pair"},
+    ]  # fmt: skip
+    (ws / "report.citations.json").write_text(json.dumps({"citations": records}))
+    found = load_citations(ws)
+    assert [c.citation for c in found] == [1, 2, 4]
+    assert found[0] == Citation(
+        1, "S2", "A fact.", "The fact.", "sources/S2.md", (3, 4), 0.8, "supported", "lexical"
+    )
+    assert (found[1].passage, found[1].file, found[1].lines) == ("", None, None)
+    assert (found[2].statement, found[2].lines, found[2].passage) == ("", None, "split \ufffd pair")
+    for damaged in ("not json", "[]", '{"citations": {"1": "x"}}', json.dumps(records)):  # a bare list too
+        (ws / "report.citations.json").write_text(damaged)
+        assert load_citations(ws) == []
+    assert export_report(ws, "html").is_file()  # a damaged file loses only the hover titles
+
+
+def test_the_export_module_the_view_reads_citations_with_starts_light() -> None:
+    """The view imports the shared reader; the citation audit's module (the name's owner) pulls in
+    the model client, so the name is kept in step by this test instead of imported."""
+    import subprocess
+    import sys
+
+    from agent_runtime.citation_audit import CITATIONS_FILE
+    from agent_runtime.export.report import CITATIONS_FILE as READ
+
+    assert READ == CITATIONS_FILE
+    probe = "import json, sys, agent_runtime.export.report; print(json.dumps(sorted(sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert not {"openai", "docx", "markdown_it", "lxml"} & {
+        name.partition(".")[0] for name in json.loads(loaded)
+    }
+
+
+# -- DOCX: large tables, alignment, characters XML cannot hold ------------------------------------
+def test_a_docx_table_keeps_every_cell_its_header_row_and_its_column_alignment(tmp_path: Path) -> None:
+    rows = "".join(f"| row {i} | {2000 + i} | {i}.5 |\n" for i in range(300))
+    ws = small_workspace(tmp_path, f"# Table\n\n| Name | Year | Value |\n|:--|:-:|--:|\n{rows}")
+    table = open_docx(export_report(ws, "docx")).tables[0]
+    cells = [[cell.text for cell in row.cells] for row in table.rows]
+    assert cells[0] == ["Name", "Year", "Value"] and len(cells) == 301
+    assert cells[1:] == [[f"row {i}", str(2000 + i), f"{i}.5"] for i in range(300)]
+    header = [
+        row._tr.trPr is not None and row._tr.trPr.find(qn("w:tblHeader")) is not None for row in table.rows
+    ]
+    assert header == [True] + [False] * 300
+    from docx.enum.text import WD_ALIGN_PARAGRAPH
+
+    assert [cell.paragraphs[0].alignment for cell in table.rows[5].cells] == [
+        None, WD_ALIGN_PARAGRAPH.CENTER, WD_ALIGN_PARAGRAPH.RIGHT,
+    ]  # fmt: skip
+
+
+CONTROL_REPORT = (
+    "# Scanned \x1b[1mtitle\x0c\n\n"
+    "Page one ends here.\x0cPage two\x0bbegins [1]. Bell\x07 and NUL\x00 and &#12; entity.\n\n"
+    "| Cell\x0cone | Cell\x1btwo |\n|---|---|\n| a\x0bb | [link\x0ctext](https://a.example/x) |\n\n"
+    "```\ncode\x0cblock\x1b[0m\n```\n\n"
+    "## References\n\n1. Page\x0c. https://a.example/p\x1bq (accessed 2026-01-02)\n"
+)
+
+
+def test_control_characters_from_pdf_text_do_not_break_the_docx(tmp_path: Path) -> None:
+    ws = small_workspace(tmp_path, CONTROL_REPORT)
+    done = run_cli(["export", str(ws), "--format", "docx"], cli_env())
+    assert done.code == 0, done.stderr
+    document = open_docx(ws / "report.docx")
+    texts = [p.text for p in document.paragraphs]
+    allowed = {"\t", "\n"}
+    for text in [*texts, *(c.text for row in document.tables[0].rows for c in row.cells)]:
+        assert not any(ord(ch) < 0x20 and ch not in allowed for ch in text), repr(text)
+    assert texts[0] == "Scanned [1mtitle"
+    assert document.core_properties.title == "Scanned [1mtitle"
+    body = next(t for t in texts if t.startswith("Page one"))
+    assert body == "Page one ends here. Page two begins [1]. Bell and NUL\ufffd and   entity."
+    assert [[c.text for c in row.cells] for row in document.tables[0].rows] == [
+        ["Cell one", "Celltwo"], ["a b", "link text"],
+    ]  # fmt: skip
+    assert "code block[0m" in texts
+    entry = document.paragraphs[-1]
+    assert entry.text.startswith("1. Page . https://a.example/pq")
+    assert [link.address for link in entry.hyperlinks] == ["https://a.example/pq"]
+
+
+def test_a_title_with_bytes_that_are_no_utf_8_exports_in_every_format(tmp_path: Path) -> None:
+    """A report with no heading is titled by its folder's name, which may be any bytes (a lone
+    surrogate in Python); the passages may hold lone surrogates too (JSON "\\ud83d")."""
+    import os
+
+    ws = small_workspace(tmp_path, "No heading, a fact [1].\n", name=os.fsdecode(b"run-\xff"))
+    (ws / "report.citations.json").write_text('{"citations": [{"citation": 1, "passage": "half \\ud83d"}]}')
+    page = export_report(ws, "html").read_text()
+    assert "<title>run-\ufffd</title>" in page and 'title="half \ufffd"' in page
+    assert open_docx(export_report(ws, "docx")).core_properties.title == "run-\ufffd"
+
+
+# -- PDF: Chromium's sandbox ----------------------------------------------------------------------
+def fake_chromium(folder: Path) -> Path:
+    """A stand-in for Chromium that writes down its arguments and prints a one-line 'PDF'."""
+    browser = folder / "chromium"
+    browser.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$@" > "{folder}/args"\n'
+        'for a in "$@"; do case "$a" in --print-to-pdf=*) printf "%%PDF-1.4" > "${a#--print-to-pdf=}";; esac; done\n'
+    )
+    browser.chmod(0o755)
+    return browser
+
+
+@pytest.mark.parametrize(("uid", "sandboxed"), [(1000, True), (0, False)])
+def test_chromium_prints_in_its_sandbox_unless_it_runs_as_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uid: int, sandboxed: bool
+) -> None:
+    """The report's text comes from the web: the sandbox contains a renderer bug it might hit.
+    Only as root, where Chromium refuses to start with it, is it turned off."""
+    import agent_runtime.export.pdf as pdf
+
+    monkeypatch.setattr(pdf.os, "geteuid", lambda: uid)
+    assert pdf.print_pdf("<p>x</p>", fake_chromium(tmp_path)) == b"%PDF-1.4"
+    args = (tmp_path / "args").read_text().splitlines()
+    assert "--headless" in args and ("--no-sandbox" not in args) is sandboxed
+
+
+def test_a_machine_where_the_sandbox_cannot_start_is_told_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_runtime.export.pdf as pdf
+
+    browser = tmp_path / "chromium"
+    browser.write_text(
+        "#!/bin/sh\necho '[1:1:0101/000000.000:FATAL:zygote_host_impl_linux.cc(127)] No usable sandbox! "
+        "Update your kernel' >&2\nexit 1\n"
+    )
+    browser.chmod(0o755)
+    monkeypatch.setattr(pdf.os, "geteuid", lambda: 1000)
+    with pytest.raises(ExportError, match="cannot start its sandbox here") as refused:
+        pdf.print_pdf("<p>x</p>", browser)
+    assert "--format html" in str(refused.value)

@@ -7,7 +7,7 @@ import html
 
 import pytest
 
-from agent_runtime.markdown_html import find_urls, render_markdown
+from agent_runtime.markdown_html import find_urls, parse_markdown, reference_addresses, render_markdown
 
 REPORT = """# Cells
 
@@ -111,3 +111,35 @@ def test_a_wrapped_chinese_line_gains_no_space() -> None:
 )
 def test_urls_in_text(text: str, urls: list[str]) -> None:
     assert [text[a:b] for a, b in find_urls(text)] == urls
+
+
+def test_table_alignment_is_a_class_not_an_inline_style() -> None:
+    """The live view's Content-Security-Policy refuses style attributes: an alignment written as
+    one is lost there, a class is not. The token stream (what the DOCX reads) carries it too."""
+    text = "| Name | Year | Cost |\n|:--|:-:|--:|\n| LFP | 2025 | 95 |\n"
+    out = render_markdown(text)
+    assert "style=" not in out
+    assert '<th class="align-left">Name</th>' in out
+    assert '<th class="align-center">Year</th>' in out
+    assert '<td class="align-right">95</td>' in out
+    cells = [t.attrGet("class") for t in parse_markdown(text) if t.type in ("th_open", "td_open")]
+    assert cells == ["align-left", "align-center", "align-right"] * 2
+    assert "<th>A</th>" in render_markdown("| A |\n|---|\n| 1 |\n")  # no alignment: no class
+
+
+def test_the_addresses_of_the_references_entries() -> None:
+    """What the view shows for a citation the audit did not cover: each entry's number and source
+    address, read from the References the finalizer wrote (a local-corpus document included)."""
+    text = (
+        REPORT
+        + "3. Notes. corpus:notes/a.md (accessed 2026-01-02)\n4. A title without an address\n"
+        + "\n## Appendix\n\n1. Not a reference. https://example.org/other\n"
+    )
+    assert reference_addresses(text) == {
+        1: "https://example.org/lfp",
+        2: "https://en.wikipedia.org/wiki/Battery_(electricity)",
+        3: "corpus:notes/a.md",
+    }
+    chinese = "# 电池\n\n## 参考文献\n\n5. 固态电池. https://example.cn/a（访问于 2026-01-02）\n"
+    assert reference_addresses(chinese) == {5: "https://example.cn/a"}
+    assert reference_addresses("# No references\n\n1. https://example.org/\n") == {}
