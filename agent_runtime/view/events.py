@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.view.responses import json_text
 from agent_runtime.view.workspaces import summary
 
 CHUNK_BYTES = 1_000_000  # one read, one SSE message: a long log is sent in a few large batches
@@ -79,7 +80,7 @@ class EventTail:
 
 def _message(kind: str, payload: Any, event_id: int | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {kind}\ndata: {json.dumps(payload, ensure_ascii=False, default=str)}\n\n"
+    return f"{head}event: {kind}\ndata: {json_text(payload)}\n\n"
 
 
 async def stream(

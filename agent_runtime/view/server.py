@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import html
+import re
 import secrets
 import shutil
 import signal
@@ -29,7 +30,7 @@ from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -44,6 +45,7 @@ from agent_runtime.errors import (
 from agent_runtime.markdown_html import render_markdown
 from agent_runtime.view.control import resume_run, stop_run
 from agent_runtime.view.events import stream
+from agent_runtime.view.responses import Contained, JSONAnswer, answer, failed
 from agent_runtime.view.security import Guard
 from agent_runtime.view.workspaces import (
     Folder,
@@ -72,15 +74,14 @@ EXPORT_TYPES = {
     "pdf": "application/pdf",
 }
 MAX_DASHBOARD_CHARS = 5_000_000
+# A byte offset into the event log as the page sends it back (Last-Event-ID): ASCII digits only
+# (str.isdigit would take "²", and int() refuses more than 4,300 digits), 18 at most (< 2**63).
+_OFFSET = re.compile(r"[0-9]{1,18}")
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".txt")
 
 
 def _static(name: str) -> bytes:
     return resources.files("agent_runtime.view").joinpath("static", name).read_bytes()
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status)
 
 
 def _refused(exc: DeepResearcherError) -> HTTPException:
@@ -95,7 +96,7 @@ def _refused(exc: DeepResearcherError) -> HTTPException:
 
 async def _as_json(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return _error(exc.status_code, str(exc.detail))
+    return answer(exc.status_code, str(exc.detail))
 
 
 def _render(relative: str, text: str, citations: str | None) -> str:
@@ -160,7 +161,7 @@ class ViewApp:
     def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
-            return _error(404, "no such file")
+            return answer(404, "no such file")
         return Response(_static(name), media_type=STATIC[name])
 
     def favicon(self, request: Request) -> Response:
@@ -169,11 +170,11 @@ class ViewApp:
     # -- reading ------------------------------------------------------------------------------
     def workspaces(self, request: Request) -> Response:
         found = [summary(ws_id, path) for ws_id, path in self.folder.workspaces()]
-        return JSONResponse({"folder": _shown_path(self.folder.root), "workspaces": found})
+        return JSONAnswer({"folder": _shown_path(self.folder.root), "workspaces": found})
 
     def summary(self, request: Request) -> Response:
         ws_id, path = self._workspace(request)
-        return JSONResponse(summary(ws_id, path))
+        return JSONAnswer(summary(ws_id, path))
 
     def dashboards(self, request: Request) -> Response:
         _, path = self._workspace(request)
@@ -184,11 +185,11 @@ class ViewApp:
                 shown[name] = {"text": text, "sha": sha256_text(text), "html": _render(name, text, "sources")}
         except DeepResearcherError as exc:
             raise _refused(exc) from None
-        return JSONResponse(shown)
+        return JSONAnswer(shown)
 
     def notebook(self, request: Request) -> Response:
         _, path = self._workspace(request)
-        return JSONResponse({"files": list_files(path, NOTEBOOK)})
+        return JSONAnswer({"files": list_files(path, NOTEBOOK)})
 
     def file(self, request: Request) -> Response:
         relative = request.query_params.get("path", "")
@@ -197,11 +198,11 @@ class ViewApp:
             text, cut = read_text(path, relative)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
-        return JSONResponse({"path": relative, "html": _render(relative, text, "sources") + _cut_note(cut)})
+        return JSONAnswer({"path": relative, "html": _render(relative, text, "sources") + _cut_note(cut)})
 
     def sources(self, request: Request) -> Response:
         _, path = self._workspace(request)
-        return JSONResponse({"sources": [source_json(record) for record in sources(path)]})
+        return JSONAnswer({"sources": [source_json(record) for record in sources(path)]})
 
     def source(self, request: Request) -> Response:
         wanted = request.query_params.get("id", "").strip().upper()
@@ -209,13 +210,13 @@ class ViewApp:
         try:
             record = next((r for r in sources(path) if r.id == wanted), None)
             if record is None:
-                return _error(404, f"no source {wanted!r} in this workspace")
+                return answer(404, f"no source {wanted!r} in this workspace")
             fields, body, cut = snapshot(path, record)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
         # A snapshot is a web page's text: rendered with raw HTML off, no citation marks.
         body_html = render_markdown(body) if record.snapshot else f"<p>{html.escape(body)}</p>"
-        return JSONResponse(
+        return JSONAnswer(
             {"source": source_json(record), "front_matter": fields, "html": body_html + _cut_note(cut)}
         )
 
@@ -225,7 +226,7 @@ class ViewApp:
             text, cut = read_text(path, REPORT)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
-        return JSONResponse(
+        return JSONAnswer(
             {
                 "html": render_markdown(text, citations="numbered") + _cut_note(cut),
                 "citations": report_citations(path, text),
@@ -235,7 +236,9 @@ class ViewApp:
     async def events(self, request: Request) -> Response:
         ws_id, path = self._workspace(request)
         given = request.headers.get("last-event-id") or request.query_params.get("from") or "0"
-        offset = int(given) if given.isdigit() else 0
+        if not _OFFSET.fullmatch(given):
+            return answer(400, "the event offset (from= or Last-Event-ID) must be a byte count: up to 18 digits 0-9")
+        offset = int(given)
         return StreamingResponse(
             stream(ws_id, path, offset, self.stopping.is_set),
             media_type="text/event-stream",
@@ -249,12 +252,12 @@ class ViewApp:
         try:
             body: Any = await request.json()
         except ValueError:
-            return _error(400, "the body must be JSON: {\"content\": \"…\", \"base\": \"<sha256>\"}")
+            return answer(400, "the body must be JSON: {\"content\": \"…\", \"base\": \"<sha256>\"}")
         if name not in DASHBOARDS:
-            return _error(404, f"{name!r} is not a dashboard")
+            return answer(404, f"{name!r} is not a dashboard")
         content = body.get("content") if isinstance(body, dict) else None
         if not isinstance(content, str) or len(content) > MAX_DASHBOARD_CHARS:
-            return _error(400, f"content must be text of at most {MAX_DASHBOARD_CHARS:,} characters")
+            return answer(400, f"content must be text of at most {MAX_DASHBOARD_CHARS:,} characters")
         return await run_in_threadpool(self._write_dashboard, path, name, content, body.get("base"))
 
     @staticmethod
@@ -266,7 +269,7 @@ class ViewApp:
         if isinstance(base, str) and base and base != sha256_text(current):
             # The run updated the dashboard while the person was editing: saving would silently
             # drop the agent's update. The page shows this and can save again without `base`.
-            return JSONResponse(
+            return JSONAnswer(
                 {
                     "error": f"the run changed {name} while you were editing it",
                     "current": current,
@@ -278,8 +281,8 @@ class ViewApp:
         try:
             atomic_write_text(path / name, text)  # os.replace: a symlink planted there is replaced
         except (OSError, DeepResearcherError) as exc:
-            return _error(500, f"cannot write {name}: {exc}")
-        return JSONResponse({"saved": name, "sha": sha256_text(text)})
+            return answer(500, f"cannot write {name}: {exc}")
+        return JSONAnswer({"saved": name, "sha": sha256_text(text)})
 
     def stop(self, request: Request) -> Response:
         _, path = self._workspace(request)
@@ -287,7 +290,7 @@ class ViewApp:
             pid = stop_run(path)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
-        return JSONResponse({"stopping": pid})
+        return JSONAnswer({"stopping": pid})
 
     def resume(self, request: Request) -> Response:
         _, path = self._workspace(request)
@@ -295,25 +298,25 @@ class ViewApp:
             pid = resume_run(path)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
-        return JSONResponse({"resumed": pid})
+        return JSONAnswer({"resumed": pid})
 
     def export(self, request: Request) -> Response:
         fmt = request.path_params["fmt"]
         if fmt not in EXPORT_TYPES:
-            return _error(404, "the formats are html, docx and pdf")
+            return answer(404, "the formats are html, docx and pdf")
         _, path = self._workspace(request)
         if not (path / REPORT).is_file():
-            return _error(409, "this run has no report yet")
+            return answer(409, "this run has no report yet")
         try:  # imported when asked for: the exports bring their own libraries
             from agent_runtime.export import export_report
         except ImportError:
-            return _error(501, "this installation cannot export reports (agent_runtime.export is missing)")
+            return answer(501, "this installation cannot export reports (agent_runtime.export is missing)")
         folder = Path(tempfile.mkdtemp(prefix="deep-researcher-export-"))
         try:
             written = export_report(path, fmt, output=folder / f"report.{fmt}")
         except DeepResearcherError as exc:  # no Chromium for a PDF, an unreadable report: one line
             shutil.rmtree(folder, ignore_errors=True)
-            return _error(409, str(exc))
+            return answer(409, str(exc))
         except Exception:
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -326,7 +329,8 @@ class ViewApp:
 def create_app(folder: Folder, token: str, port: int, stopping: threading.Event | None = None) -> ASGIApp:
     """The whole view as an ASGI app (the tests use it without a server)."""
     view = ViewApp(folder, token, stopping or threading.Event())
-    return Guard(Starlette(routes=view.routes(), exception_handlers={HTTPException: _as_json}), token, port)
+    handlers = {HTTPException: _as_json, Exception: failed}
+    return Guard(Contained(Starlette(routes=view.routes(), exception_handlers=handlers)), token, port)
 
 
 def _listen(port: int) -> socket.socket:

@@ -54,6 +54,15 @@ def is_workspace(path: Path) -> bool:
     return (path / RUNTIME / "run.json").is_file() or (path / OVERALL_DASHBOARD).is_file()
 
 
+def _utf8(name: str) -> bool:
+    """False for a name that is not valid UTF-8 on disk (Python decodes it with surrogateescape)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class Folder:
     """The folder `deep-researcher view` serves: one workspace, or a folder of them."""
 
@@ -73,6 +82,8 @@ class Folder:
             for entry in entries:
                 if entry.name.startswith(".") or entry.is_symlink() or not entry.is_dir():
                     continue
+                if not _utf8(entry.name):
+                    continue  # a name the page could not send back (a URL is UTF-8)
                 if is_workspace(Path(entry.path)):
                     found.append((entry.name, Path(entry.path)))
         return sorted(found)
@@ -264,6 +275,8 @@ def list_files(workspace: Path, folder: str) -> list[str]:
         except SandboxError:
             continue  # missing, or not a folder
         for entry in entries:
+            if not _utf8(entry.relative):
+                continue  # a name the page could not ask for (a URL is UTF-8)
             if entry.is_dir:
                 pending.append(entry.relative)
             elif not entry.name.startswith("."):
