@@ -1,20 +1,26 @@
-"""The view's guard: every request must come to 127.0.0.1 by name and carry the access token.
+"""The view's guard: every request must come to 127.0.0.1 by name, and every request for data must
+carry the access token.
 
 The server listens on 127.0.0.1 only, but any local process and any web page open in the browser
 can reach 127.0.0.1. So, as Jupyter does, the URL the view prints carries a random token:
 
-- a request without the token gets 401. The token comes as `?token=` (the printed URL), as the
-  `X-Token` header or `Authorization: Bearer`, or as the HttpOnly SameSite=Strict cookie set when the
-  page was opened with `?token=` (then redirected to drop the token from the address bar), which is
-  what the page's later requests and its EventSource carry;
-- a request that changes something (not GET/HEAD) needs the header itself: a cookie alone does not
-  do, so a form another site posts to 127.0.0.1 is refused (and a custom header cannot be sent
-  cross-site without a CORS preflight, which this server never grants);
+- the page itself (index.html and its static scripts, styles and icon) holds nothing of the user's
+  and is served without the token; its script takes the token from the printed URL (`?token=`),
+  keeps it in the tab (sessionStorage, so that a reload keeps working), and drops it from the
+  address bar. The token is never a cookie: browsers share a host's cookies among all its ports,
+  so a cookie for 127.0.0.1 would go to every other local server the browser visits;
+- every other request without the token gets 401. It comes as the `X-Token` header (the page's
+  fetches), `Authorization: Bearer`, or `?token=` (what the page's EventSource, which cannot send
+  headers, carries);
+- a request that changes something (not GET/HEAD) needs the header itself, and a foreign Origin is
+  refused: a form another site posts to 127.0.0.1 cannot carry a header (and a custom header cannot
+  be sent cross-site without a CORS preflight, which this server never grants);
 - the Host header must be 127.0.0.1:PORT or localhost:PORT, so a DNS-rebinding page (its own name
   resolved to 127.0.0.1) is refused even before the token is looked at;
 - every response forbids framing and sniffing, sends no referrer (a source link opened from the page
-  does not learn the view's address), and carries a Content-Security-Policy allowing only the view's
-  own script, with no inline script: even an escaping bug could not run a snapshot's script.
+  does not learn the view's address, nor the EventSource's token), and carries a
+  Content-Security-Policy allowing only the view's own script, with no inline script: even an
+  escaping bug could not run a snapshot's script.
 """
 
 from __future__ import annotations
@@ -22,8 +28,7 @@ from __future__ import annotations
 import hmac
 
 from starlette.datastructures import Headers, MutableHeaders, QueryParams
-from starlette.requests import cookie_parser
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
@@ -49,10 +54,10 @@ NO_TOKEN = (
 class Guard:
     """ASGI middleware holding the rules of the module docstring."""
 
-    def __init__(self, app: ASGIApp, token: str, port: int) -> None:
+    def __init__(self, app: ASGIApp, token: str, port: int, page: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.token = token
-        self.cookie = f"deep_researcher_view_{port}"  # cookies ignore ports: one name per view
+        self.page = page  # the paths of the page's own files, served without the token
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.origins = {f"http://{host}" for host in self.hosts}
 
@@ -79,7 +84,7 @@ class Guard:
         await self.app(scope, receive, send_secured)
 
     def _refusal(self, scope: Scope) -> Response | None:
-        """The answer to a request that may not pass (or the redirect that sets the cookie)."""
+        """The answer to a request that may not pass."""
         headers = Headers(scope=scope)
         if headers.get("host", "").lower() not in self.hosts:
             return PlainTextResponse("Refused: this server answers only to 127.0.0.1 and localhost.\n", 403)
@@ -91,15 +96,8 @@ class Guard:
             if not by_header or (origin is not None and origin not in self.origins):
                 return PlainTextResponse("Refused: a change needs the X-Token header from the page.\n", 403)
             return None
-        by_query = self._matches(QueryParams(scope["query_string"]).get("token"))
-        if by_query and scope["path"] == "/":
-            # The cookie carries the token from now on; the address bar (and history) lose it.
-            response = RedirectResponse("/", status_code=303)
-            response.set_cookie(self.cookie, self.token, httponly=True, samesite="strict", path="/")
-            return response
-        if by_header or by_query or self._matches(self._cookie(headers)):
+        if scope["path"] in self.page:
+            return None
+        if by_header or self._matches(QueryParams(scope["query_string"]).get("token")):
             return None
         return PlainTextResponse(NO_TOKEN, 401)
-
-    def _cookie(self, headers: Headers) -> str | None:
-        return cookie_parser(headers.get("cookie", "")).get(self.cookie)

@@ -121,11 +121,10 @@ def _cut_note(cut: bool) -> str:
 class ViewApp:
     """The routes, bound to the served folder."""
 
-    def __init__(self, folder: Folder, token: str, stopping: threading.Event) -> None:
+    def __init__(self, folder: Folder, stopping: threading.Event) -> None:
         self.folder = folder
-        self.token = token
         self.stopping = stopping
-        self.page = _static("index.html").decode("utf-8").replace("{{TOKEN}}", html.escape(token))
+        self.page = _static("index.html")  # no token in it: the page takes it from its URL
 
     def routes(self) -> list[Route]:
         return [
@@ -328,9 +327,10 @@ class ViewApp:
 
 def create_app(folder: Folder, token: str, port: int, stopping: threading.Event | None = None) -> ASGIApp:
     """The whole view as an ASGI app (the tests use it without a server)."""
-    view = ViewApp(folder, token, stopping or threading.Event())
+    view = ViewApp(folder, stopping or threading.Event())
     handlers = {HTTPException: _as_json, Exception: failed}
-    return Guard(Contained(Starlette(routes=view.routes(), exception_handlers=handlers)), token, port)
+    page = frozenset({"/", "/favicon.ico", *(f"/static/{name}" for name in STATIC)})
+    return Guard(Contained(Starlette(routes=view.routes(), exception_handlers=handlers)), token, port, page)
 
 
 def _listen(port: int) -> socket.socket:

@@ -8,7 +8,23 @@
 "use strict";
 
 (() => {
-  const token = document.querySelector('meta[name="view-token"]').content;
+  // The access token comes in the URL the view printed (?token=…). It is kept in this tab only
+  // (sessionStorage is per origin, port included, and survives a reload) and leaves the address
+  // bar at once. Never a cookie: the browser would send one to every port of 127.0.0.1.
+  const TOKEN_KEY = "deep-researcher-view-token";
+  const token = (() => {
+    const given = new URLSearchParams(location.search).get("token");
+    let kept = null;
+    try {
+      if (given) sessionStorage.setItem(TOKEN_KEY, given);
+      kept = sessionStorage.getItem(TOKEN_KEY);
+    } catch (error) {
+      // storage disabled: the token lives as long as the page
+    }
+    if (given) history.replaceState(null, "", location.pathname + location.hash);
+    return given || kept || "";
+  })();
+  const NO_TOKEN = "This page needs its access token: open the URL `deep-researcher view` printed (http://127.0.0.1:PORT/?token=…).";
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 
@@ -33,11 +49,12 @@
   async function api(path, params = {}, options = {}) {
     const url = new URL(path, location.origin);
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-    const response = await fetch(url, { credentials: "same-origin", ...options });
+    const response = await fetch(url, { ...options, headers: { "X-Token": token, ...(options.headers || {}) } });
     const type = response.headers.get("content-type") || "";
     const body = type.includes("application/json") ? await response.json() : null;
     if (!response.ok) {
-      const error = new Error(body && body.error ? body.error : `${response.status} ${response.statusText}`);
+      const reason = response.status === 401 ? NO_TOKEN : `${response.status} ${response.statusText}`;
+      const error = new Error(body && body.error ? body.error : reason);
       error.status = response.status;
       error.body = body;
       throw error;
@@ -48,7 +65,7 @@
   function post(path, params, payload) {
     return api(path, params, {
       method: "POST",
-      headers: { "X-Token": token, "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify(payload || {}),
     });
   }
@@ -95,6 +112,10 @@
     try {
       data = await api("/api/workspaces");
     } catch (error) {
+      if (error.status === 401) {
+        say(NO_TOKEN, "error");
+        $("#empty").textContent = NO_TOKEN; // shown when no workspace is open (the message box is not)
+      }
       return;
     }
     $("#folder").textContent = data.folder;
@@ -130,7 +151,8 @@
     $("#run").hidden = !ws;
     for (const item of $$("#workspace-list li")) item.classList.remove("selected");
     if (!ws) return;
-    const stream = new EventSource(`/api/events?ws=${encodeURIComponent(ws)}`);
+    // EventSource cannot send a header: the token goes in its URL (never shown, nor sent as a referrer).
+    const stream = new EventSource(`/api/events?${new URLSearchParams({ ws, token })}`);
     stream.addEventListener("log", (message) => {
       for (const event of JSON.parse(message.data)) addEvent(event);
       scrollToEnd(); // rows added inside a step's groups grow the list too
@@ -535,7 +557,7 @@
     button.disabled = true;
     say(`Exporting the report as ${format.toUpperCase()}…`);
     try {
-      const response = await fetch(`/api/export/${format}?ws=${encodeURIComponent(view.ws)}`, { credentials: "same-origin" });
+      const response = await fetch(`/api/export/${format}?ws=${encodeURIComponent(view.ws)}`, { headers: { "X-Token": token } });
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
         throw new Error(body.error || `${response.status} ${response.statusText}`);

@@ -97,10 +97,13 @@ def _drive(
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.goto(view.url)
-    assert page.url == view.base + "/"  # the token left the address bar for the cookie
+    assert page.url == view.base + "/"  # the token left the address bar
+    assert page.context.cookies() == []  # and is no cookie, which every port of 127.0.0.1 would get
 
     # The one workspace opens by itself once the run has made it; the timeline grows as it works.
     page.wait_for_selector("#run:not([hidden])", timeout=30_000)
+    page.wait_for_selector("#status-line .status-running", timeout=30_000)
+    page.reload()  # the tab keeps the token (sessionStorage): a reload shows the run again
     page.wait_for_selector("#status-line .status-running", timeout=30_000)
     actions = "document.querySelectorAll('#timeline .event.action').length"
     wait_js(page, f"{actions} >= 2")
@@ -234,5 +237,11 @@ def test_parallel_research_agents_fold_under_the_task_each_served(
             assert nested.count() == 1
             folded = nested.locator(".agent-group").text_content() or ""  # collapsed: read, not shown
             assert "File agent" in folded and "write_file" in folded
+            # Another tab opened without the printed URL has no token: it shows nothing but how to
+            # get in.
+            other = browser.new_page()
+            other.goto(view.base + "/")
+            other.wait_for_selector("#empty >> text=needs its access token")
+            assert other.locator("#workspace-list li").count() == 0
         finally:
             browser.close()

@@ -16,28 +16,30 @@ from tests.agent_runtime.view.conftest import AUTH, ORIGIN, PORT, TOKEN
 
 
 @pytest.mark.parametrize(
-    "path", ["/", "/static/app.js", "/api/workspaces", "/api/report?ws=ssb", "/api/events?ws=ssb"]
+    "path", ["/api/workspaces", "/api/report?ws=ssb", "/api/events?ws=ssb", "/api/export/html?ws=ssb", "/nowhere"]
 )
 def test_every_request_without_the_token_is_refused(client: TestClient, path: str) -> None:
-    for headers in ({}, {"X-Token": "wrong"}, {"Authorization": f"Bearer {TOKEN[:-1]}"}):
+    cookie = {"Cookie": f"deep_researcher_view_{PORT}={TOKEN}"}  # what the view once set: no longer a key
+    for headers in ({}, {"X-Token": "wrong"}, {"Authorization": f"Bearer {TOKEN[:-1]}"}, cookie):
         answer = client.get(path, headers=headers)
         assert answer.status_code == 401, (path, headers)
         assert "token" in answer.text
     assert client.get(path.replace("?", "?token=wrong&") if "?" in path else path + "?token=wrong").status_code == 401
 
 
-def test_the_printed_url_sets_a_strict_http_only_cookie_and_drops_the_token_from_the_address(
-    client: TestClient,
-) -> None:
-    answer = client.get(f"/?token={TOKEN}", follow_redirects=False)
-    assert answer.status_code == 303 and answer.headers["location"] == "/"
-    cookie = answer.headers["set-cookie"]
-    assert TOKEN in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
-    page = client.get("/")  # the client now carries the cookie, as the browser does
-    assert page.status_code == 200
-    assert f'<meta name="view-token" content="{TOKEN}">' in page.text
-    assert client.get("/api/workspaces").status_code == 200
+def test_the_token_is_never_put_in_a_cookie_nor_in_the_page(client: TestClient) -> None:
+    """Browsers share 127.0.0.1's cookies among all its ports: a cookie would hand the token to
+    every other local server the browser visits. The page takes it from the printed URL instead
+    and keeps it in its tab (sessionStorage, which is per port)."""
+    for path in ("/", f"/?token={TOKEN}", "/static/app.js", "/static/timeline.js", "/static/style.css"):
+        answer = client.get(path, follow_redirects=False)
+        assert answer.status_code == 200, path
+        assert "set-cookie" not in answer.headers and TOKEN not in answer.text, path
+    assert not client.cookies
+    assert client.get("/api/workspaces", headers=AUTH).status_code == 200
     assert client.get("/api/workspaces", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert client.get(f"/api/workspaces?token={TOKEN}").status_code == 200  # as EventSource sends it
+    assert client.get("/static/nothing.js").status_code == 401  # only the page's own files are public
 
 
 def test_every_response_carries_a_csp_without_inline_scripts(client: TestClient) -> None:
@@ -62,8 +64,7 @@ def test_localhost_by_name_is_served(runs: Path) -> None:
         assert local.get("/api/workspaces", headers=AUTH).status_code == 200
 
 
-def test_a_change_needs_the_header_not_only_the_cookie(client: TestClient, runs: Path) -> None:
-    client.get(f"/?token={TOKEN}")  # the cookie is set
+def test_a_change_needs_the_header_not_only_the_token_in_the_url(client: TestClient, runs: Path) -> None:
     body = {"content": "# Overall\n\nchanged\n"}
     target = runs / "ssb" / "overall_dashboard.md"
     before = target.read_text()
