@@ -6,9 +6,14 @@ tail keeps a byte offset, hands out only complete lines, and waits for the file 
 batch of events carries the offset after it as its SSE id: a browser that reconnects sends it back
 (Last-Event-ID) and the stream continues where it stopped, without repeating an event.
 
-Messages: `log` (a JSON list of events), `state` (the run's figures, see workspaces.summary, sent
-when they change), `reset` (the log was replaced: start again), and a comment every 15 s so that
-proxies and the browser keep the connection.
+A long run's log grows to hundreds of MB, and parsing it costs 40-80 ms per MB. So the reading and
+parsing happen in a worker thread, never on the event loop that serves every other request, and a
+client starting from the beginning of a log longer than RECENT_BYTES gets only its last RECENT_BYTES
+(from a line's start), after a `skipped` message saying how much came before.
+
+Messages: `log` (a JSON list of events), `skipped` (the bytes of the log not sent), `state` (the
+run's figures, see workspaces.summary, sent when they change), `reset` (the log was replaced: start
+again), and a comment every 15 s so that proxies and the browser keep the connection.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from agent_runtime.view.responses import json_text
 from agent_runtime.view.workspaces import summary
 
 CHUNK_BYTES = 1_000_000  # one read, one SSE message: a long log is sent in a few large batches
+RECENT_BYTES = 4_000_000  # of a long log, what a client starting from its beginning gets
 POLL_SECONDS = 0.25
 STATE_SECONDS = 1.0
 PING_SECONDS = 15.0
@@ -70,6 +76,28 @@ class EventTail:
                 events.append(event)
         return events, reset
 
+    def start_near_end(self, keep: int) -> int:
+        """Move to the first line that starts within the last `keep` bytes of the file, when it is
+        longer; returns the offset moved to (the bytes skipped, counted from the start)."""
+        try:
+            with self.path.open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size <= self.offset + keep:
+                    return 0
+                start = size - keep
+                handle.seek(start - 1)  # the byte before: a newline there means a line starts here
+                while True:
+                    block = handle.read(65_536)
+                    end = block.find(b"\n")
+                    if end >= 0:
+                        self.offset = handle.tell() - len(block) + end + 1
+                        return self.offset
+                    if not block:  # no line starts in the rest: it is one line still being written
+                        self.offset = size
+                        return size
+        except OSError:
+            return 0
+
     @property
     def more(self) -> bool:
         try:
@@ -83,6 +111,16 @@ def _message(kind: str, payload: Any, event_id: int | None = None) -> str:
     return f"{head}event: {kind}\ndata: {json_text(payload)}\n\n"
 
 
+def _batch(tail: EventTail) -> list[str]:
+    """The messages for what was appended since the last read (run in a worker thread: reading and
+    parsing a megabyte of log takes tens of milliseconds)."""
+    events, reset = tail.read()
+    messages = [_message("reset", {})] if reset else []
+    if events:
+        messages.append(_message("log", events, tail.offset))
+    return messages
+
+
 async def stream(
     ws_id: str, workspace: Path, offset: int, stopping: Callable[[], bool]
 ) -> AsyncIterator[str]:
@@ -92,12 +130,13 @@ async def stream(
     last_state: dict[str, Any] | None = None
     next_state = next_ping = 0.0
     yield "retry: 1000\n\n"  # reconnect after a second when the connection drops
+    if offset == 0:
+        skipped = await asyncio.to_thread(tail.start_near_end, RECENT_BYTES)
+        if skipped:  # its id is where the log resumes: a reconnect does not skip (nor say it) again
+            yield _message("skipped", {"bytes": skipped, "kept": RECENT_BYTES}, skipped)
     while not stopping():
-        events, reset = tail.read()
-        if reset:
-            yield _message("reset", {})
-        if events:
-            yield _message("log", events, tail.offset)
+        for message in await asyncio.to_thread(_batch, tail):
+            yield message
         now = time.monotonic()
         if now >= next_state:
             state = await asyncio.to_thread(summary, ws_id, workspace)

@@ -28,7 +28,7 @@
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 
-  const { el, number, timeline, addEvent, resetTimeline, scrollToEnd } = window.DeepResearcherView;
+  const { el, number, timeline, addEvent, noteSkipped, resetTimeline, scrollToEnd } = window.DeepResearcherView;
 
   const view = {
     ws: null, // the workspace shown
@@ -155,9 +155,10 @@
     const stream = new EventSource(`/api/events?${new URLSearchParams({ ws, token })}`);
     stream.addEventListener("log", (message) => {
       for (const event of JSON.parse(message.data)) addEvent(event);
-      scrollToEnd(); // rows added inside a step's groups grow the list too
+      scrollToEnd(); // once per batch (timeline.js appends without scrolling)
       showActivity();
     });
+    stream.addEventListener("skipped", (message) => noteSkipped(JSON.parse(message.data).bytes));
     stream.addEventListener("state", (message) => showState(JSON.parse(message.data)));
     stream.addEventListener("reset", () => resetTimeline());
     // The browser reconnects by itself (after `retry`), continuing from the last event it got.

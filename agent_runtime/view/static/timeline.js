@@ -19,13 +19,53 @@
   const squash = (text) => text.split(/\s+/).join(" ").trim();
   const clip = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
-  const timeline = { cards: new Map(), run: 0, current: null, activity: "" };
+  // A run of thousands of steps would make the page slow: it keeps the last MAX_CARDS step cards,
+  // and a note at the top says what it left out (and what the server did not send, see events.py).
+  const MAX_CARDS = 2000;
+  const fresh = () => ({ cards: new Map(), run: 0, current: null, activity: "", head: null, skipped: 0, dropped: 0 });
+  const timeline = fresh();
 
   function resetTimeline() {
     $("#timeline").replaceChildren();
     follow = true;
     lastTop = 0;
-    Object.assign(timeline, { cards: new Map(), run: 0, current: null, activity: "" });
+    Object.assign(timeline, fresh());
+  }
+
+  function showHead() {
+    if (!timeline.head) {
+      timeline.head = el("li", "event note skipped");
+      $("#timeline").prepend(timeline.head);
+    }
+    const parts = [];
+    if (timeline.skipped) {
+      parts.push(`The first ${(timeline.skipped / 1e6).toFixed(1)} MB of the event log are not shown (the view sends its last part)`);
+    }
+    if (timeline.dropped) {
+      parts.push(`${number(timeline.dropped)} earlier steps are not shown: the page keeps the last ${number(MAX_CARDS)}`);
+    }
+    timeline.head.textContent = `${parts.join(". ")}. The whole log is in .runtime/events.jsonl.`;
+  }
+
+  function noteSkipped(bytes) {
+    timeline.skipped = Number(bytes) || 0;
+    showHead();
+  }
+
+  // The oldest card goes, with the run markers and notes above it.
+  function dropOldest() {
+    const [key, oldest] = timeline.cards.entries().next().value;
+    timeline.cards.delete(key);
+    if (!oldest.item.parentNode) return;
+    let node = timeline.head ? timeline.head.nextSibling : $("#timeline").firstChild;
+    while (node) {
+      const next = node.nextSibling;
+      node.remove();
+      if (node === oldest.item) break;
+      node = next;
+    }
+    timeline.dropped += 1;
+    showHead();
   }
 
   // The timeline follows the run (stays scrolled to its end) unless the reader scrolled up.
@@ -48,9 +88,10 @@
     }
   }
 
+  // Not scrolled here: app.js scrolls once per batch of events (scrolling measures the layout, and a
+  // batch can hold thousands of rows).
   function append(node, parent) {
     (parent || $("#timeline")).append(node);
-    scrollToEnd();
   }
 
   function card(step) {
@@ -66,6 +107,7 @@
       append(item);
       found = { item, info, body, groups: [] };
       timeline.cards.set(key, found);
+      if (timeline.cards.size > MAX_CARDS) dropOldest();
     }
     return found;
   }
@@ -252,5 +294,5 @@
     }
   }
 
-  window.DeepResearcherView = { el, number, compact, seconds, clip, timeline, addEvent, resetTimeline, scrollToEnd };
+  window.DeepResearcherView = { el, number, compact, seconds, clip, timeline, addEvent, noteSkipped, resetTimeline, scrollToEnd };
 })();

@@ -22,6 +22,7 @@ import pytest
 from agent_runtime.testing import ScriptedEndpoint
 from tests.agent_runtime.view.conftest import RunningView, make_workspace
 from tests.agent_runtime.view.scenario import PURPOSE, TITLE, Research, page_server
+from tests.agent_runtime.view.test_events import big_log
 from tests.conftest import cli_env
 
 CHROMIUM = "/usr/bin/chromium"
@@ -245,3 +246,35 @@ def test_parallel_research_agents_fold_under_the_task_each_served(
             assert other.locator("#workspace-list li").count() == 0
         finally:
             browser.close()
+
+
+def test_a_long_log_shows_its_last_part_and_the_timeline_keeps_its_last_2000_steps(
+    tmp_path: Path, view_process: Callable[..., RunningView]
+) -> None:
+    """A 6 MB log: the server sends its last 4 MB (about 6,000 steps here) and says so; the page
+    keeps the last 2,000 step cards and says how many earlier ones it dropped."""
+    runs = tmp_path / "runs"
+    workspace = make_workspace(runs / "ssb")
+    size = big_log(workspace / ".runtime" / "events.jsonl", 6)
+    last_step = json.loads((workspace / ".runtime" / "events.jsonl").read_text().splitlines()[-1])["step"]
+    view = view_process(runs, cli_env())
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            started = time.monotonic()
+            page.goto(view.url)
+            page.wait_for_selector(f"#timeline .step-number >> text='Step {last_step}'", timeout=60_000)
+            shown_after = time.monotonic() - started
+            assert page.locator("#timeline .step").count() == 2000
+            head = page.locator("#timeline > li.note.skipped").first.inner_text()
+            assert head.startswith(f"The first {(size - 4_000_000) / 1e6:.1f} MB of the event log are not shown")
+            assert "earlier steps are not shown: the page keeps the last 2,000" in head
+            assert page.locator("#timeline > li").first.inner_text() == head  # it stays at the top
+            assert page.locator("#timeline .step-number").first.inner_text() == f"Step {last_step - 1999}"
+            assert not errors, errors
+        finally:
+            browser.close()
+    assert shown_after < 15, shown_after  # about 2 s; 29 s when each row scrolled the list

@@ -9,12 +9,15 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 
+from agent_runtime.view.events import CHUNK_BYTES, RECENT_BYTES
 from tests.agent_runtime.view.conftest import RunningView
+from tests.agent_runtime.view.test_events import big_log
 from tests.conftest import cli_env, run_cli
 
 
@@ -113,3 +116,34 @@ def test_the_cli_help_of_view_names_its_port_and_folder() -> None:
         [sys.executable, "-m", "agent_runtime.cli", "view", "--help"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and "--port" in done.stdout and "folder" in done.stdout
+
+
+def test_a_client_from_the_start_of_a_20_mb_log_gets_a_bounded_first_batch_and_others_are_served(
+    runs: Path, view_process: Callable[..., RunningView]
+) -> None:
+    size = big_log(runs / "ssb" / ".runtime" / "events.jsonl", 20)
+    view = view_process(runs, cli_env())
+    headers = {"X-Token": view.token}
+    with httpx.Client(base_url=view.base, headers=headers, timeout=30) as client:
+        started = time.monotonic()
+        with client.stream("GET", "/api/events?ws=ssb") as events:
+            messages = sse_messages(events.iter_lines())
+            assert next(messages).get("retry") == "1000"
+            note = next(messages)
+            assert note["event"] == "skipped" and json.loads(note["data"])["bytes"] == int(note["id"])
+            first = next(messages)
+            first_seconds = time.monotonic() - started
+            assert first["event"] == "log" and int(first["id"]) - int(note["id"]) <= CHUNK_BYTES
+            # Another client is served while this one catches up (test_events shows the server's
+            # loop turning between two batches).
+            with httpx.Client(base_url=view.base, headers=headers, timeout=30) as other:
+                assert other.get("/api/summary?ws=ssb").json()["id"] == "ssb"
+            sent = len(first["data"])
+            for message in messages:  # to the end of the log: its last 4 MB, not 20
+                assert time.monotonic() - started < 60
+                if message.get("event") == "log":
+                    sent += len(message["data"])
+                    if int(message["id"]) >= size:
+                        break
+            assert sent <= RECENT_BYTES + 100_000  # the JSON list's brackets and commas
+    assert first_seconds < 10, first_seconds
