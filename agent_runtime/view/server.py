@@ -17,6 +17,7 @@ import secrets
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import threading
 from importlib import resources
@@ -48,6 +49,7 @@ from agent_runtime.view.events import stream
 from agent_runtime.view.responses import Contained, JSONAnswer, answer, failed
 from agent_runtime.view.security import Guard
 from agent_runtime.view.workspaces import (
+    MAX_DOCUMENT_BYTES,
     Folder,
     dashboard_text,
     list_files,
@@ -73,7 +75,6 @@ EXPORT_TYPES = {
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     "pdf": "application/pdf",
 }
-MAX_DASHBOARD_CHARS = 5_000_000
 # A byte offset into the event log as the page sends it back (Last-Event-ID): ASCII digits only
 # (str.isdigit would take "²", and int() refuses more than 4,300 digits), 18 at most (< 2**63).
 _OFFSET = re.compile(r"[0-9]{1,18}")
@@ -112,6 +113,15 @@ def _shown_path(path: Path) -> str:
     except (ValueError, RuntimeError):  # not under the home folder, or no home folder
         return str(path)
     return "~" if inside == "." else f"~/{inside}"
+
+
+def _utf8_size(text: str) -> int:
+    """The bytes `text` takes in UTF-8; more than any limit for text that has no UTF-8 form (a lone
+    surrogate from a JSON escape)."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return sys.maxsize
 
 
 def _cut_note(cut: bool) -> str:
@@ -180,8 +190,11 @@ class ViewApp:
         try:
             shown = {}
             for name in DASHBOARDS:
-                text = dashboard_text(path, name)
-                shown[name] = {"text": text, "sha": sha256_text(text), "html": _render(name, text, "sources")}
+                text, cut = dashboard_text(path, name)
+                shown[name] = {
+                    "text": text, "sha": sha256_text(text), "cut": cut,  # cut: not editable, see _write_dashboard
+                    "html": _render(name, text, "sources") + _cut_note(cut),
+                }  # fmt: skip
         except DeepResearcherError as exc:
             raise _refused(exc) from None
         return JSONAnswer(shown)
@@ -255,16 +268,23 @@ class ViewApp:
         if name not in DASHBOARDS:
             return answer(404, f"{name!r} is not a dashboard")
         content = body.get("content") if isinstance(body, dict) else None
-        if not isinstance(content, str) or len(content) > MAX_DASHBOARD_CHARS:
-            return answer(400, f"content must be text of at most {MAX_DASHBOARD_CHARS:,} characters")
+        if not isinstance(content, str) or not _utf8_size(content) <= MAX_DOCUMENT_BYTES:
+            # Longer, it could be saved but never shown whole, nor edited again, in the page.
+            return answer(400, f"content must be text of at most {MAX_DOCUMENT_BYTES:,} bytes (UTF-8)")
         return await run_in_threadpool(self._write_dashboard, path, name, content, body.get("base"))
 
     @staticmethod
     def _write_dashboard(path: Path, name: str, content: str, base: object) -> Response:
         try:
-            current = dashboard_text(path, name)
+            current, cut = dashboard_text(path, name)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
+        if cut:  # the page had only its beginning: saving would drop the rest
+            return answer(
+                409,
+                f"{name} is longer than {MAX_DOCUMENT_BYTES:,} bytes: the view shows only its beginning and "
+                "cannot save it without losing the rest; edit it in an editor",
+            )
         if isinstance(base, str) and base and base != sha256_text(current):
             # The run updated the dashboard while the person was editing: saving would silently
             # drop the agent's update. The page shows this and can save again without `base`.

@@ -252,14 +252,15 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def dashboard_text(workspace: Path, name: str) -> str:
+def dashboard_text(workspace: Path, name: str) -> tuple[str, bool]:
+    """(text, cut) of a dashboard; ("", False) when it does not exist yet."""
     if name not in DASHBOARDS:
         raise PathEscapeError(f"{name!r} is not a dashboard")
     try:
-        return read_text(workspace, name)[0]
+        return read_text(workspace, name)
     except SandboxError:
         if not (workspace / name).exists():
-            return ""
+            return "", False
         raise
 
 

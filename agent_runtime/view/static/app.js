@@ -259,6 +259,11 @@
       const name = article.dataset.name;
       view.dashboards[name] = data[name];
       showHtml($(".doc", article), data[name].html);
+      // Only the beginning of a very long dashboard came: an edit of it would cut the file (the
+      // server refuses to save it too).
+      const edit = $(".edit", article);
+      edit.disabled = !!data[name].cut;
+      edit.title = data[name].cut ? "Too long to edit here (over 2 MB, shown cut): edit it in an editor." : "";
     }
   }
 
@@ -277,6 +282,7 @@
   function startEditing(name) {
     const article = $(`.dashboard[data-name="${name}"]`);
     const current = view.dashboards[name] || { text: "", sha: "" };
+    if (current.cut) return;
     view.editing[name] = current.sha;
     $("textarea", article).value = current.text;
     noteEditor(name, "The agent reads your text at its next step.");

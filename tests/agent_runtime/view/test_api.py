@@ -116,6 +116,7 @@ def test_a_dashboard_edit_must_be_text_and_a_dashboard(client: TestClient) -> No
     assert client.post(url, content=b"not json", headers=AUTH).status_code == 400
     assert client.post(url, json={"content": 3}, headers=AUTH).status_code == 400
     assert client.post(url, json=["x"], headers=AUTH).status_code == 400
+    assert client.post(url, content=b'{"content": "lone \\ud800"}', headers=AUTH).status_code == 400  # no UTF-8 form
     assert client.post("/api/dashboards/report.md?ws=ssb", json={"content": "x"}, headers=AUTH).status_code == 404
     assert client.post("/api/dashboards/..%2Fx.md?ws=ssb", json={"content": "x"}, headers=AUTH).status_code == 404
 
@@ -129,3 +130,24 @@ def test_a_symlinked_dashboard_is_replaced_never_followed(client: TestClient, ru
     answer = client.post("/api/dashboards/current_dashboard.md?ws=ssb", json={"content": "x"}, headers=AUTH)
     assert answer.status_code == 403  # reading it to compare would leave the workspace
     assert outside.read_text() == "keep\n"
+
+
+def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_nor_saved(client: TestClient, runs: Path) -> None:
+    """Over 2 MB the view reads only the beginning: saving an edit of it would cut the file."""
+    target = runs / "ssb" / "current_dashboard.md"
+    long_text = "# Current\n\n" + "- a finding worth keeping\n" * 90_000  # 2.2 MB
+    target.write_text(long_text)
+    loaded = client.get("/api/dashboards?ws=ssb", headers=AUTH).json()["current_dashboard.md"]
+    assert loaded["cut"] is True and "only its beginning is shown" in loaded["html"]
+    assert client.get("/api/dashboards?ws=ssb", headers=AUTH).json()["overall_dashboard.md"]["cut"] is False
+    url = "/api/dashboards/current_dashboard.md?ws=ssb"
+    for body in ({"content": loaded["text"][:1000] + "- mine\n", "base": loaded["sha"]}, {"content": "# Short\n"}):
+        refused = client.post(url, json=body, headers=AUTH)
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"] == (
+            "current_dashboard.md is longer than 2,000,000 bytes: the view shows only its beginning and "
+            "cannot save it without losing the rest; edit it in an editor"
+        )
+    assert target.read_text() == long_text
+    too_long = client.post("/api/dashboards/overall_dashboard.md?ws=ssb", json={"content": long_text}, headers=AUTH)
+    assert too_long.status_code == 400 and "2,000,000 bytes" in too_long.json()["error"]

@@ -278,3 +278,26 @@ def test_a_long_log_shows_its_last_part_and_the_timeline_keeps_its_last_2000_ste
         finally:
             browser.close()
     assert shown_after < 15, shown_after  # about 2 s; 29 s when each row scrolled the list
+
+
+def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_in_the_page(
+    tmp_path: Path, view_process: Callable[..., RunningView]
+) -> None:
+    runs = tmp_path / "runs"
+    workspace = make_workspace(runs / "ssb")
+    (workspace / "current_dashboard.md").write_text("# Current\n\n" + "- a finding worth keeping\n" * 90_000)
+    view = view_process(runs, cli_env())
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(view.url)
+            page.wait_for_selector("#run:not([hidden])")
+            page.click("#tabs button[data-tab=dashboards]")
+            current = page.locator('.dashboard[data-name="current_dashboard.md"]')
+            current.locator(".cut-note").wait_for()
+            assert current.locator("button.edit").is_disabled()
+            assert "edit it in an editor" in (current.locator("button.edit").get_attribute("title") or "")
+            assert page.locator('.dashboard[data-name="overall_dashboard.md"] button.edit').is_enabled()
+        finally:
+            browser.close()
