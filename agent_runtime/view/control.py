@@ -22,8 +22,9 @@ from pathlib import Path
 
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.run_record import load_meta
+from agent_runtime.view.events import EventTail
 from agent_runtime.view.workspaces import holds_lock_file, lock_state
-from agent_runtime.workspace import RUNTIME
+from agent_runtime.workspace import RUNTIME, Workspace
 
 RESUME_LOG = "view-resume.log"
 START_SECONDS = 15.0  # how long Resume waits for the new run to start working (or to fail)
@@ -74,15 +75,11 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _started_since(events: Path, offset: int) -> bool:
-    """True once the event log has a run_started event past `offset`: the resumed run got past its
-    checks (the lock, the settings, the endpoint) and works."""
-    try:
-        with events.open("rb") as handle:
-            handle.seek(offset)
-            return b'"event": "run_started"' in handle.read()
-    except OSError:
-        return False
+def run_started(tail: EventTail) -> bool:
+    """True once the events appended since the tail's last read hold a run_started: the resumed run
+    got past its checks (the lock, the settings, the endpoint) and works."""
+    events, _ = tail.read()
+    return any(event.get("event") == "run_started" for event in events)
 
 
 def _working_folder() -> str | None:
@@ -97,7 +94,8 @@ def resume_run(workspace: Path) -> int:
     carrying the last line of its output."""
     if lock_state(workspace).held:
         raise WorkspaceError("a run is already working in this workspace")
-    meta = load_meta(workspace / RUNTIME / "run.json")
+    space = Workspace(workspace)
+    meta = load_meta(space.run_file)
     if meta is None:
         raise WorkspaceError(
             f"{workspace} has no run metadata; resume it from a terminal with "
@@ -105,8 +103,7 @@ def resume_run(workspace: Path) -> int:
         )
     if meta.status == "finished":
         raise WorkspaceError("this run has finished; there is nothing to resume")
-    events = workspace / RUNTIME / "events.jsonl"
-    known = _size(events)
+    tail = EventTail(space.events_file, _size(space.events_file))  # the resumed run's events only
     try:
         log = _open_log(workspace)
     except OSError as exc:
@@ -132,7 +129,7 @@ def resume_run(workspace: Path) -> int:
                     f"the resumed run ended at once (exit {process.returncode}): {_last_line(workspace)}"
                 )
             break
-        if _started_since(events, known):
+        if run_started(tail):
             break
         time.sleep(0.05)
     # Waited for in a thread (after the polling above, which a blocked wait() would keep from seeing

@@ -28,6 +28,7 @@ from typing import Any
 
 from agent_runtime.view.responses import json_text
 from agent_runtime.view.workspaces import summary
+from agent_runtime.workspace import Workspace
 
 CHUNK_BYTES = 1_000_000  # one read, one SSE message: a long log is sent in a few large batches
 RECENT_BYTES = 4_000_000  # of a long log, what a client starting from its beginning gets
@@ -126,7 +127,7 @@ async def stream(
 ) -> AsyncIterator[str]:
     """The SSE messages for one workspace, from byte `offset` of its event log, until `stopping()`
     (the server is shutting down) or the client goes away (the response is then cancelled)."""
-    tail = EventTail(workspace / ".runtime" / "events.jsonl", offset)
+    tail = EventTail(Workspace(workspace).events_file, offset)
     last_state: dict[str, Any] | None = None
     next_state = next_ping = 0.0
     yield "retry: 1000\n\n"  # reconnect after a second when the connection drops

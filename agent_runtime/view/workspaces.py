@@ -36,22 +36,19 @@ from agent_runtime.workspace import (
     REPORT,
     RUNTIME,
     SOURCES,
+    Workspace,
 )
 from sandbox.paths import PathPolicy
 
-CITATIONS_FILE = "report.citations.json"  # written by agent_runtime.citation_audit (not imported: it
-# pulls in the model client, and the view must start light)
+# Written by agent_runtime.citation_audit, whose import would bring the model client (0.4 s) into
+# the view; test_layering checks that the two names agree.
+CITATIONS_FILE = "report.citations.json"
 MAX_DOCUMENT_BYTES = 2_000_000  # a longer file is shown cut, with a note
 MAX_LISTED_FILES = 2_000
 OPENING_CHARS = 600  # of a snapshot, shown for a citation when the audit kept no passage
 _PID = re.compile(r"process (\d+)")
 _REFERENCE_LINE = re.compile(r"^\s*(\d{1,4})\.\s+.*?((?:https?|corpus):\S+?)[)）.,;]*(?:\s|（|\(|$)")
 _SNAPSHOT_NAME = re.compile(r"^S([1-9][0-9]*)\.md$")
-
-
-def is_workspace(path: Path) -> bool:
-    """A research workspace: its run metadata or its overall dashboard is there."""
-    return (path / RUNTIME / "run.json").is_file() or (path / OVERALL_DASHBOARD).is_file()
 
 
 def _utf8(name: str) -> bool:
@@ -75,7 +72,7 @@ class Folder:
     def workspaces(self) -> list[tuple[str, Path]]:
         """(id, path) of each workspace: "." for the folder itself, else each sub-folder's name.
         A symlinked sub-folder is left out: it could lead anywhere on the disk."""
-        if is_workspace(self.root):
+        if Workspace(self.root).exists():
             return [(".", self.root)]
         found = []
         with contextlib.suppress(OSError), os.scandir(self.root) as entries:
@@ -84,7 +81,7 @@ class Folder:
                     continue
                 if not _utf8(entry.name):
                     continue  # a name the page could not send back (a URL is UTF-8)
-                if is_workspace(Path(entry.path)):
+                if Workspace(Path(entry.path)).exists():
                     found.append((entry.name, Path(entry.path)))
         return sorted(found)
 
@@ -189,7 +186,7 @@ def summary(ws_id: str, workspace: Path) -> dict[str, Any]:
     """One workspace's title, status and figures, as the list and the status line show them."""
     problem = None
     try:
-        meta: RunMeta | None = load_meta(workspace / RUNTIME / "run.json")
+        meta: RunMeta | None = load_meta(Workspace(workspace).run_file)
     except WorkspaceError as exc:
         meta, problem = None, str(exc)
     lock = lock_state(workspace)

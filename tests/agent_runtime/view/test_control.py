@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from agent_runtime.view.control import run_started
+from agent_runtime.view.events import EventTail
 from agent_runtime.workspace import Workspace
 from tests.agent_runtime.view.conftest import AUTH
 
@@ -21,6 +23,8 @@ from tests.agent_runtime.view.conftest import AUTH
 HOLDER = """
 import sys, time
 from pathlib import Path
+from agent_runtime.view.control import run_started
+from agent_runtime.view.events import EventTail
 from agent_runtime.workspace import Workspace
 lock = Workspace(Path(sys.argv[1])).lock()
 print("locked", flush=True)
@@ -136,3 +140,15 @@ def test_resume_never_runs_python_code_from_the_views_folder(
     assert answer.status_code == 409 and "127.0.0.1:9" in answer.json()["error"] + (
         runs / "ssb" / ".runtime" / "view-resume.log"
     ).read_text()
+
+
+def test_resume_sees_the_run_start_however_its_event_is_spelled(tmp_path: Path) -> None:
+    """Resume waits for the resumed run's run_started event: found by reading the events, not by
+    matching bytes that depend on how json.dumps spaced them."""
+    log = tmp_path / "events.jsonl"
+    log.write_text('{"event": "run_started"}\n')
+    tail = EventTail(log, log.stat().st_size)  # what was there before the resume does not count
+    assert not run_started(tail)
+    with log.open("a") as handle:
+        handle.write('{"time":"2026-01-01T00:00:00","event":"model_call"}\n{"event" :"run_started","resumes":1}\n')
+    assert run_started(tail)
