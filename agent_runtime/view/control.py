@@ -3,8 +3,9 @@
 Stop sends SIGINT to the process holding the workspace's lock, as Ctrl-C in its terminal would: the
 run saves its state and ends resumably (exit 130). The pid comes from the lock file, so it is
 checked first: the lock must be held, and by that process (it has the lock file open), or nothing
-is sent. Resume starts `deep-researcher resume WORKSPACE` as a process of its own session, so that
-it outlives the view and a Ctrl-C in the view's terminal does not reach it; it inherits the view's
+is sent. Resume starts `deep-researcher resume WORKSPACE` (the installed package, run with `python -P`
+so that no code is imported from the current folder) as a process of its own session, so that it
+outlives the view and a Ctrl-C in the view's terminal does not reach it; it inherits the view's
 environment (the API key and the endpoint come from there or the config file, the rest of the
 settings from run.json) and writes its output to `.runtime/view-resume.log`.
 """

@@ -3,9 +3,11 @@ documents, sources and report.
 
 Read only, and from files only (the view imports none of the run's engine). A request names a
 workspace by its folder name and a file by its workspace-relative path; both are untrusted: a
-workspace must be a real folder directly in the served folder (or the folder itself), and a file is
-read through the project's path policy (`sandbox.paths.PathPolicy`: no `..`, no absolute path, no
-symlink out, opened with O_NOFOLLOW) and only from the parts of a workspace the page shows.
+workspace must be one the list shows (a real folder directly in the served folder, or the folder
+itself when it is a workspace), and a file is read through the project's path policy
+(`sandbox.paths.PathPolicy`: no `..`, no absolute path, no symlink out, opened with O_NOFOLLOW) and
+only from the parts of a workspace the page shows. Names that are not UTF-8 are left out of every
+list: the page could not ask for them.
 """
 
 from __future__ import annotations
