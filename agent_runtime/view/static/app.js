@@ -158,7 +158,7 @@
       scrollToEnd(); // once per batch (timeline.js appends without scrolling)
       showActivity();
     });
-    stream.addEventListener("skipped", (message) => noteSkipped(JSON.parse(message.data).bytes));
+    stream.addEventListener("skipped", (message) => noteSkipped(JSON.parse(message.data)));
     stream.addEventListener("state", (message) => showState(JSON.parse(message.data)));
     stream.addEventListener("reset", () => resetTimeline());
     // The browser reconnects by itself (after `retry`), continuing from the last event it got.

@@ -22,7 +22,7 @@
   // A run of thousands of steps would make the page slow: it keeps the last MAX_CARDS step cards,
   // and a note at the top says what it left out (and what the server did not send, see events.py).
   const MAX_CARDS = 2000;
-  const fresh = () => ({ cards: new Map(), run: 0, current: null, activity: "", head: null, skipped: 0, dropped: 0 });
+  const fresh = () => ({ cards: new Map(), run: 0, current: null, activity: "", head: null, skipped: 0, kept: 0, dropped: 0 });
   const timeline = fresh();
 
   function resetTimeline() {
@@ -39,7 +39,8 @@
     }
     const parts = [];
     if (timeline.skipped) {
-      parts.push(`The first ${(timeline.skipped / 1e6).toFixed(1)} MB of the event log are not shown (the view sends its last part)`);
+      const mb = (bytes) => (bytes / 1e6).toFixed(1);
+      parts.push(`The first ${mb(timeline.skipped)} MB of the event log are not shown (the view sends only its last ${mb(timeline.kept)} MB)`);
     }
     if (timeline.dropped) {
       parts.push(`${number(timeline.dropped)} earlier steps are not shown: the page keeps the last ${number(MAX_CARDS)}`);
@@ -47,8 +48,9 @@
     timeline.head.textContent = `${parts.join(". ")}. The whole log is in .runtime/events.jsonl.`;
   }
 
-  function noteSkipped(bytes) {
-    timeline.skipped = Number(bytes) || 0;
+  function noteSkipped(skipped) {
+    timeline.skipped = Number(skipped.bytes) || 0;
+    timeline.kept = Number(skipped.kept) || 0;
     showHead();
   }
 
