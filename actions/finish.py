@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 
-from agent_runtime.citation_audit import CITATIONS_FILE, audit, citation_records, counts, judge, unsupported
+from agent_runtime.citation_audit import audit, citation_records, counts, judge, unsupported
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError
 from agent_runtime.finalize import finalize, find_problems, strip_references
 from agent_runtime.ledger import ledger_for
 from agent_runtime.registry import Observation, action
-from agent_runtime.workspace import REPORT, SOURCES
+from agent_runtime.workspace import CITATIONS_FILE, REPORT, SOURCES
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 

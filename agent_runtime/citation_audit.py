@@ -25,7 +25,6 @@ from agent_runtime.model import Model
 from agent_runtime.prompts import Prompts
 from agent_runtime.replies import strip_thinking
 
-CITATIONS_FILE = "report.citations.json"
 JUDGE_BATCH = 10  # claims of one source per judge call: a reply and a request of a modest size
 _SHOWN = 300  # characters of a statement or passage in a problem
 

@@ -39,6 +39,7 @@ CURRENT_DASHBOARD = "current_dashboard.md"
 NOTEBOOK = "Notebook"
 SOURCES = "sources"
 REPORT = "report.md"
+CITATIONS_FILE = "report.citations.json"  # each citation of report.md with its passage (the audit)
 RUNTIME = ".runtime"
 TRASH = ".trash"
 DASHBOARDS = (OVERALL_DASHBOARD, CURRENT_DASHBOARD)

@@ -28,13 +28,10 @@ from agent_runtime import language as lang
 from agent_runtime.errors import ExportError, PathEscapeError, SandboxError
 from agent_runtime.replies import repair_surrogates
 from agent_runtime.run_record import RunMeta
-from agent_runtime.workspace import REPORT, RUNTIME, Workspace
+from agent_runtime.workspace import CITATIONS_FILE, REPORT, RUNTIME, Workspace
 from sandbox.paths import PathPolicy
 
 DRAFT = "report.draft.md"  # what all_finished checked, kept beside report.md (actions/finish.py)
-# What agent_runtime.citation_audit writes (its CITATIONS_FILE). Not imported from there: that module
-# pulls in the model client (a second of start-up), and the live view imports this one.
-CITATIONS_FILE = "report.citations.json"
 RUN_FILE = f"{RUNTIME}/run.json"
 MAX_FILE_BYTES = 20_000_000  # a report is a few hundred kB; more is no report, or no sane export
 

@@ -25,11 +25,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.errors import PathEscapeError, SandboxError, WorkspaceError
-from agent_runtime.language import STRINGS
+from agent_runtime.errors import ExportError, PathEscapeError, SandboxError, WorkspaceError
+from agent_runtime.export.report import Citation, load_citations
 from agent_runtime.ledger import LEDGER_FILE, SourceRecord, canonical_url, split_front_matter
+from agent_runtime.markdown_html import reference_addresses
 from agent_runtime.run_record import RunMeta, duration, load_meta
 from agent_runtime.workspace import (
+    CITATIONS_FILE,
     CURRENT_DASHBOARD,
     DASHBOARDS,
     LOCK,
@@ -44,12 +46,10 @@ from sandbox.paths import PathPolicy
 
 # Written by agent_runtime.citation_audit, whose import would bring the model client (0.4 s) into
 # the view; test_layering checks that the two names agree.
-CITATIONS_FILE = "report.citations.json"
 MAX_DOCUMENT_BYTES = 2_000_000  # a longer file is shown cut, with a note
 MAX_LISTED_FILES = 2_000
 OPENING_CHARS = 600  # of a snapshot, shown for a citation when the audit kept no passage
 _PID = re.compile(r"process (\d+)")
-_REFERENCE_LINE = re.compile(r"^\s*(\d{1,4})\.\s+.*?((?:https?|corpus):\S+?)[)）.,;]*(?:\s|（|\(|$)")
 _SNAPSHOT_NAME = re.compile(r"^S([1-9][0-9]*)\.md$")
 
 
@@ -341,21 +341,6 @@ def _opening(text: str) -> str:
     return text if len(text) <= OPENING_CHARS else text[:OPENING_CHARS] + "…"
 
 
-def _references(report: str) -> list[str]:
-    """The lines of the References section the finalizer wrote (its heading in any report language)."""
-    titles = {f"## {table['references']}" for table in STRINGS.values()}
-    lines = report.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.strip() in titles]
-    if not starts:
-        return []
-    section = []
-    for line in lines[starts[-1] + 1 :]:
-        if line.startswith("## "):
-            break
-        section.append(line)
-    return section
-
-
 def citations(workspace: Path, report: str) -> dict[str, list[dict[str, Any]]]:
     """For each citation number of report.md, what the page shows when it is pointed at: the
     passages the citation audit kept (report.citations.json), else the opening of the cited
@@ -366,39 +351,32 @@ def citations(workspace: Path, report: str) -> dict[str, list[dict[str, Any]]]:
         for alias in (known.canonical_url, *known.aliases):
             by_url.setdefault(alias, known)
     shown: dict[str, list[dict[str, Any]]] = {}
-    audited: list[Any] = []
-    with contextlib.suppress(SandboxError, ValueError):
-        loaded = json.loads(read_text(workspace, CITATIONS_FILE)[0])
-        if isinstance(loaded, dict):  # {"citations": [...]}, as actions/finish.py writes it
-            loaded = loaded.get("citations")
-        audited = loaded if isinstance(loaded, list) else []
+    audited: list[Citation] = []
+    with contextlib.suppress(ExportError):  # a link out of the workspace, a file too large: none shown
+        audited = load_citations(workspace)
     for item in audited:
-        if not isinstance(item, dict) or not isinstance(item.get("citation"), int):
-            continue
-        cited = by_id.get(str(item.get("source")))
-        shown.setdefault(str(item["citation"]), []).append(
+        cited = by_id.get(str(item.source))
+        shown.setdefault(str(item.citation), []).append(
             {
-                "source": item.get("source"),
+                "source": item.source,
                 "title": cited.title if cited else "",
                 "url": (cited.final_url or cited.url) if cited else None,
-                "statement": str(item.get("statement") or ""),
-                "passage": str(item.get("passage") or ""),
-                "file": item.get("file"),
-                "lines": item.get("lines"),
-                "verdict": item.get("verdict"),
+                "statement": item.statement,
+                "passage": item.passage,
+                "file": item.file,
+                "lines": list(item.lines) if item.lines else None,
+                "verdict": item.verdict,
             }
         )
-    for line in _references(report):  # numbers the audit did not cover: the References entries
-        match = _REFERENCE_LINE.match(line)
-        if not match or match.group(1) in shown:
+    for number, url in reference_addresses(report).items():  # numbers the audit did not cover
+        if str(number) in shown:
             continue
-        url = match.group(2)
         record = by_url.get(canonical_url(url))
         passage = ""
         if record is not None:
             with contextlib.suppress(SandboxError):
                 passage = _opening(snapshot(workspace, record)[1])
-        shown[match.group(1)] = [
+        shown[str(number)] = [
             {
                 "source": record.id if record else None,
                 "title": record.title if record else "",
