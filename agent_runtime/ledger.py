@@ -337,12 +337,23 @@ class Ledger:
         record.sha256 = sha256
         if title:
             record.title = _clean_title(title)
-        final = canonical_url(final_url)
-        if final not in self._by_url:
-            self._by_url[final] = record.id
-            record.aliases.append(final)
+        self._alias(record, final_url)
         self._changed()
         return record
+
+    def add_alias(self, record: SourceRecord, url: str) -> None:
+        """`url` (where the source's URL led) names the same source from now on, unless another
+        source owns it already."""
+        if self._alias(record, url):
+            self._changed()
+
+    def _alias(self, record: SourceRecord, url: str) -> bool:
+        final = canonical_url(url)
+        if final in self._by_url:
+            return False
+        self._by_url[final] = record.id
+        record.aliases.append(final)
+        return True
 
     @contextmanager
     def batch(self) -> Iterator[Ledger]:

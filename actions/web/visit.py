@@ -324,6 +324,9 @@ async def record_page(ctx: ActionContext, ledger: Ledger, fetched: Fetched) -> P
     record = (
         ledger.lookup(url) or ledger.lookup(final_url) or ledger.register(url, extracted.title, via="visit")
     )
+    # Where it led names this source at once, not once the snapshot is saved: a task reading that
+    # address meanwhile (parallel research) gets this id, not a second one for the same page.
+    ledger.add_alias(record, final_url)
     fetched_at = now_iso()
     digest = hashlib.sha256(fetched.body).hexdigest()
     kind = fetched.content_type or extracted.kind

@@ -444,3 +444,33 @@ async def test_two_tasks_reading_one_page_at_once_share_its_id_and_write_its_sna
     assert "[S1]" in first.text and "[S1]" in second.text
     assert writes == ["S1"]
     assert len(Ledger.load(ctx.workspace.root / "sources")) == 1
+
+
+async def test_a_page_reached_by_a_redirect_and_directly_at_once_has_one_id(
+    web_server: WebServer, make_ctx: ContextFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Task A reads /old (which redirects to /new) while task B reads /new: whichever records first,
+    both cite the same source."""
+    import actions.web.visit as visit_module
+
+    web_server.routes["/old"] = Route(301, content_type=None, headers={"Location": "/new"})
+    web_server.routes["/new"] = Route(body=article_html("Moved article"))
+    ctx = make_ctx(allow_private_urls=True)
+    real_write = visit_module.write_snapshot
+
+    def slow_write(sources_dir: Any, snapshot: Any) -> Any:
+        time.sleep(0.3)  # a slow disk: the other task records its page meanwhile
+        return real_write(sources_dir, snapshot)
+
+    monkeypatch.setattr(visit_module, "write_snapshot", slow_write)
+
+    async def direct_read_while_the_first_is_saved() -> Any:
+        await asyncio.sleep(0.15)
+        return await visit_url.run(ctx, {"url": web_server.url("/new")})
+
+    first, second = await asyncio.gather(
+        visit_url.run(ctx, {"url": web_server.url("/old")}), direct_read_while_the_first_is_saved()
+    )
+    assert not first.error and not second.error
+    assert "[S1]" in first.text and "[S1]" in second.text
+    assert len(Ledger.load(ctx.workspace.root / "sources")) == 1
