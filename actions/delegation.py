@@ -1,9 +1,11 @@
 """What the delegating actions (file_operation, research_task) share: the micro agent's actions,
-recording what it did, so an agent that stops without an answer can still tell the main agent."""
+recording what it did, so an agent that stops without an answer can still tell the main agent;
+and one spelling of a file for their conflict keys."""
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,3 +45,9 @@ def short_arguments(arguments: dict[str, Any]) -> str:
             value = f"<{len(value):,} characters>"
         parts.append(f"{key}={json.dumps(value, ensure_ascii=False, default=str)[:200]}")
     return ", ".join(parts)
+
+
+def file_key(path: str) -> str:
+    """A file as a conflict key (agent_runtime.registry): the calls of one reply naming the same
+    file, however spelled (./, NFD, case), run in their order."""
+    return unicodedata.normalize("NFC", path.strip()).removeprefix("./").casefold()

@@ -11,11 +11,10 @@ calls count against the run's budgets and its streams outlive one operation.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from actions.delegation import RecordingActions
+from actions.delegation import RecordingActions, file_key
 from actions.files import file_actions
 from actions.files.write import AttachedText
 from agent_runtime.context import ActionContext
@@ -131,10 +130,7 @@ def files_named(arguments: dict[str, Any]) -> frozenset[str]:
     """The files an operation names, for running two operations on one file in their order; an
     operation that names none may touch any (it waits for the file operations before it)."""
     description = str(arguments.get("operation_description") or "")
-    named = {
-        unicodedata.normalize("NFC", match.group(0)).removeprefix("./").casefold()
-        for match in _NAMED_FILE.finditer(description)
-    }
+    named = {file_key(match.group(0)) for match in _NAMED_FILE.finditer(description)}
     return frozenset(named) if named else frozenset({ANYTHING})
 
 

@@ -22,15 +22,14 @@ the tasks a stopped run left unfinished, with what their notes files hold.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from actions.browser.browse import browse
-from actions.delegation import RecordingActions
+from actions.delegation import RecordingActions, file_key
 from actions.file_operation import file_operation
-from actions.files.common import READ_ONLY, file_policy, human_size, plural
+from actions.files.common import file_policy, human_size, plural, workspace_policy
 from actions.files.write import write_file
 from actions.web import visit_url, web_search
 from actions.web.digest import fence, new_boundary
@@ -44,7 +43,7 @@ from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.messages import Message, system, user
 from agent_runtime.registry import Action, ActionSet, Observation, action
 from agent_runtime.run_record import read_events
-from agent_runtime.workspace import NOTEBOOK, TRASH
+from agent_runtime.workspace import NOTEBOOK
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 
@@ -123,10 +122,6 @@ def _task_of(ctx: ActionContext, what: str) -> _Task:
 
 
 # ----------------------------------------------------------------- notes files
-
-
-def _notes_policy(root: Path) -> PathPolicy:
-    return PathPolicy(root, read_only=READ_ONLY, hidden=(TRASH,))
 
 
 def _checked_notes_file(policy: PathPolicy, notes_file: str) -> str:
@@ -388,8 +383,7 @@ def _start(ctx: ActionContext, question: str, notes_file: str, depth: str) -> _T
 def _notes_key(arguments: dict[str, Any]) -> frozenset[str]:
     """What a research task touches, for running the calls of one reply together: its notes file
     (spelled as file_operation's keys are), so a task and an operation on one file keep their order."""
-    notes = unicodedata.normalize("NFC", str(arguments.get("notes_file") or "")).strip()
-    return frozenset({notes.removeprefix("./").casefold()})
+    return frozenset({file_key(str(arguments.get("notes_file") or ""))})
 
 
 @action(concurrent=True, conflicts=_notes_key)
@@ -465,7 +459,7 @@ def unfinished_research_note(workspace_root: Path, events: list[dict[str, Any]])
     unfinished = [r for r in research_tasks(_last_run(events)) if r.outcome in UNFINISHED]
     if not unfinished:
         return None
-    policy = _notes_policy(workspace_root)
+    policy = workspace_policy(workspace_root)
     lines = [
         f"[research tasks] {plural(len(unfinished), 'research task')} did not finish before the run stopped; "
         "their notes are kept:"

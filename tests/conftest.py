@@ -66,3 +66,22 @@ def write_cited_report(workspace: Path, name: str = "draft.md") -> str:
     source = ledger.register("https://example.org/solid-state", "Solid-state cells", via="search")
     (workspace / name).write_text(f"# Report\n\n## Findings\nSolid-state cells are near [{source.id}].\n")
     return name
+
+
+def snapshot_outside(base: Path) -> dict[str, str]:
+    """Every entry of the temp tree `base` outside its workspace `ws`, with file contents and link
+    targets: equal before and after, nothing outside the workspace was touched."""
+    seen: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(base):
+        if Path(dirpath) == base:
+            dirnames.remove("ws")
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            rel = str(path.relative_to(base))
+            if path.is_symlink():
+                seen[rel] = "-> " + os.readlink(path)
+            elif path.is_file():
+                seen[rel] = path.read_text()
+            else:
+                seen[rel] = "dir"
+    return seen

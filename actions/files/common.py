@@ -52,9 +52,14 @@ _MAGIC = {
 
 
 def file_policy(ctx: ActionContext) -> PathPolicy:
-    """The File agent's view of the workspace: everything readable, the dashboards, sources/ and
-    the runtime's files read-only, and .trash/ out of listings and searches."""
-    return PathPolicy(ctx.workspace.root, read_only=READ_ONLY, hidden=(TRASH,))
+    """The File agent's view of the run's workspace (`workspace_policy`)."""
+    return workspace_policy(ctx.workspace.root)
+
+
+def workspace_policy(root: Path) -> PathPolicy:
+    """The agents' view of a workspace: everything readable, the dashboards, sources/ and the
+    runtime's files read-only, and .trash/ out of listings and searches."""
+    return PathPolicy(root, read_only=READ_ONLY, hidden=(TRASH,))
 
 
 @dataclass

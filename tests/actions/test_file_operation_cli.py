@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from agent_runtime.messages import Message
 from agent_runtime.run_record import RunMeta, save_meta
 from agent_runtime.testing import Reply, call, reply
 from agent_runtime.workspace import Workspace
-from tests.conftest import cli_env, run_cli
+from tests.conftest import cli_env, run_cli, snapshot_outside
 
 FILE_AGENT = "You are the File agent"
 CANARY = "canary: nothing may change me\n"
@@ -173,22 +172,6 @@ def main_agent(messages: list[Message]) -> Reply:
     return reply(call("all_finished", result="file operations done", report_path="report.md"))
 
 
-def snapshot_outside(base: Path) -> dict[str, str]:
-    seen: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(base):
-        if Path(dirpath) == base:
-            dirnames.remove("ws")
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            key = str(path.relative_to(base))
-            seen[key] = (
-                "-> " + os.readlink(path)
-                if path.is_symlink()
-                else path.read_text()
-                if path.is_file()
-                else "dir"
-            )
-    return seen
 
 
 def test_file_operations_through_the_real_cli(tmp_path: Path, endpoint: Any) -> None:

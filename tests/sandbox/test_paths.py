@@ -11,6 +11,7 @@ import pytest
 
 from agent_runtime.errors import InvalidPathError, PathEscapeError, ReadOnlyPathError, SandboxError
 from sandbox.paths import PathPolicy
+from tests.conftest import snapshot_outside
 
 SECRET = "outside secret\n"
 DASHBOARD_REASON = "the dashboards change only through update_overall_dashboard / update_current_dashboard"
@@ -57,22 +58,6 @@ def policy(base: Path) -> PathPolicy:
     )
 
 
-def snapshot_outside(base: Path) -> dict[str, str]:
-    """Every entry of the temp tree outside the workspace, with file contents and link targets."""
-    seen: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(base):
-        if Path(dirpath) == base:
-            dirnames.remove("ws")
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            rel = str(path.relative_to(base))
-            if path.is_symlink():
-                seen[rel] = "-> " + os.readlink(path)
-            elif path.is_file():
-                seen[rel] = path.read_text()
-            else:
-                seen[rel] = "dir"
-    return seen
 
 
 # ----------------------------------------------------------------- escapes and names

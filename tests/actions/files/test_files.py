@@ -26,6 +26,7 @@ from agent_runtime.run_record import EventLog, RunMeta
 from agent_runtime.testing import ScriptedModel, reply
 from agent_runtime.workspace import Workspace
 from sandbox.paths import PathPolicy
+from tests.conftest import snapshot_outside
 
 ACTIONS = ActionSet.of(file_actions())
 SECRET = "outside secret: the password is swordfish\n"
@@ -93,23 +94,6 @@ async def fails(ctx: ActionContext, name: str, **arguments: Any) -> str:
     return observation.text
 
 
-def snapshot_outside(base: Path) -> dict[str, str]:
-    """Every entry of the temp tree outside the workspace, with contents and link targets."""
-    seen: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(base):
-        if Path(dirpath) == base:
-            dirnames.remove("ws")
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            key = str(path.relative_to(base))
-            seen[key] = (
-                "-> " + os.readlink(path)
-                if path.is_symlink()
-                else path.read_text()
-                if path.is_file()
-                else "dir"
-            )
-    return seen
 
 
 # ----------------------------------------------------------------- the contract
