@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from agent_runtime.citation_audit import audit, citation_records, counts, judge, unsupported
+from agent_runtime import citation_audit
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError
 from agent_runtime.finalize import finalize, find_problems, strip_references
@@ -103,11 +103,18 @@ async def all_finished(
     ledger = ledger_for(ctx)
     meta = ctx.meta
     problems = find_problems(draft, ledger)
-    evidence = audit(strip_references(draft), ledger, ctx.workspace.root / SOURCES)
-    if ctx.settings.verify_citations == "model" and not problems and not ctx.budget_nearly_spent():
-        await judge(evidence, ledger, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c))
-    not_stated = unsupported(evidence, ledger)
-    if (problems or not_stated) and meta.finish_refusals < MAX_REFUSALS - 1 and not ctx.budget_nearly_spent():
+    sources = ctx.workspace.root / SOURCES
+    pairs = citation_audit.audit(strip_references(draft), ledger, sources)
+    last_try = meta.finish_refusals >= MAX_REFUSALS - 1
+    judged = None
+    if ctx.settings.verify_citations == "model" and (not problems or last_try) and not ctx.budget_nearly_spent():
+        judged = await citation_audit.judge_pairs(
+            pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c)
+        )
+        if judged.failed_calls:
+            ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
+    not_stated = citation_audit.problems(pairs)
+    if (problems or not_stated) and not last_try and not ctx.budget_nearly_spent():
         meta.finish_refusals += 1
         listing = "\n".join(f"- {problem}" for problem in [*problems, *not_stated])
         advice = (
@@ -128,22 +135,24 @@ async def all_finished(
         ledger,
         force=bool(problems or not_stated),
         language=ctx.settings.language,
-        more_problems=not_stated,
+        flags=citation_audit.flags(pairs),
     )
     target = ctx.workspace.root / REPORT
     if path is None or path == target:  # what was checked stays readable next to report.md
         atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(target, final.text)
     numbers = {record.id: number for number, record in enumerate(final.cited, start=1)}
-    records = citation_records(evidence, numbers, ledger)
+    records = citation_audit.citation_records(pairs, numbers, ledger)
+    figures = citation_audit.summary(pairs, numbers, judged)
     atomic_write_text(
         ctx.workspace.root / CITATIONS_FILE,
-        json.dumps({"citations": records}, ensure_ascii=False, indent=2) + "\n",
+        json.dumps({"summary": figures, "citations": records}, ensure_ascii=False, indent=2) + "\n",
     )
     meta.report_path = REPORT
-    meta.report_problems = [str(problem) for problem in final.problems]
+    meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
     meta.result = result
     meta.summary["sources_cited"] = len(final.cited)
-    meta.summary["citations"] = counts([item for item in evidence if item.source_id in numbers])
-    note = f" with {len(final.problems)} problem(s) listed in its appendix" if final.forced else ""
+    meta.summary["citations"] = {key: value for key, value in figures.items() if key != "judge"}
+    count = len(final.problems) + len(final.flagged)
+    note = f" with {count} problem(s) listed in its appendix" if final.forced else ""
     return Observation(f"Finished. Report: {REPORT}{note}.", finished=True, result=result)

@@ -7,20 +7,26 @@ The public API:
     result = await resume("ssb", max_steps=400)
 
 `Researcher` gives the same reach as a class; `agent_runtime.testing` holds the scripted model
-and the loopback endpoint for tests.
+and the loopback endpoint for tests. `check_citation(claim, source_text, judge=None)` checks
+whether a source states a claim (agent_runtime/citecheck).
 """
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agent_runtime.citecheck import check_citation
     from agent_runtime.researcher import Researcher, RunResult, research, resume
 
-__all__ = ["Researcher", "RunResult", "research", "resume"]
+__all__ = ["Researcher", "RunResult", "check_citation", "research", "resume"]
 
 
 def __getattr__(name: str) -> Any:
     # Lazy, so that `import actions` (which imports agent_runtime's modules) works on its own:
     # researcher.py imports the actions, and an eager import here would close the circle.
+    if name == "check_citation":
+        from agent_runtime.citecheck import check_citation
+
+        return check_citation
     if name in __all__:
         import importlib
 

@@ -1,121 +1,143 @@
-"""The citation audit: every cited statement of a report checked, by code, against the saved text of
-each source it cites (`sources/S<n>.md`, or the search snippet of a source never read), with the
-lexical checker of `agent_runtime.citations`.
+"""The citation audit of a report: every (cited statement, source) pair checked with
+`agent_runtime.citecheck.check_citation` against the saved text of the source (`sources/S<n>.md`, or
+the search snippet of a source never read).
 
-`audit(draft, ledger, sources_dir)` gives one Evidence per (statement, source) pair, its line range
-counted in the snapshot file itself. `all_finished` turns the unsupported pairs into problems the
-agent must fix; a forced finalization lists them in the appendix; `citation_records` is what
-`report.citations.json` holds for the reader: each numbered citation with its statement, the
-supporting passage and where it is.
+- `audit(draft, ledger, sources_dir)`: the lexical verdict of every pair, with the passage's lines
+  counted in the snapshot file itself.
+- `judge_pairs(...)`: with `--verify-citations model` (the default), every pair goes to the judge,
+  per source, `judge.BATCH` claims a call; a verdict is believed only with a quote found in the
+  source. A failing call leaves the lexical verdicts of its claims, and is recorded.
+- `problems(pairs)`: the agent's list (by [S<n>], so it can fix its draft); `flags(pairs)`: what a
+  forced finalization marks † and lists in the appendix; `citation_records` and `summary`: what
+  report.citations.json holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_runtime.citations import Evidence, check, claims
+from agent_runtime.citecheck import CitationCheck, check_citation
+from agent_runtime.citecheck.claims import claims
+from agent_runtime.citecheck.figures import fact_figures
+from agent_runtime.citecheck.judge import BATCH, ask_judge
 from agent_runtime.errors import ModelError
-from agent_runtime.finalize import Problem
-from agent_runtime.json_repair import loads_lenient
+from agent_runtime.finalize import Flag, Problem
 from agent_runtime.ledger import Ledger, SourceRecord, split_front_matter
-from agent_runtime.messages import user
-from agent_runtime.model import Model
-from agent_runtime.prompts import Prompts
-from agent_runtime.replies import strip_thinking
 
-JUDGE_BATCH = 10  # claims of one source per judge call: a reply and a request of a modest size
+if TYPE_CHECKING:
+    from agent_runtime.model import Model
+    from agent_runtime.prompts import Prompts
+
 _SHOWN = 300  # characters of a statement or passage in a problem
 
+UsageSink = Callable[[int, int], None]  # prompt tokens, completion tokens of one judge call
 
-def _source_text(record: SourceRecord, sources_dir: Path) -> tuple[str, int, str | None]:
-    """(the text to check against, the lines before it in its file, the file) for one source."""
+
+@dataclass
+class CitedPair:
+    """One cited statement and one of the sources it cites, with the verdict."""
+
+    source_id: str
+    line: int  # the statement's (first) line in the checked draft
+    check: CitationCheck
+    offset: int = 0  # lines of the snapshot file before the source's text (its front matter)
+
+    @property
+    def statement(self) -> str:
+        return self.check.claim
+
+    @property
+    def file_lines(self) -> tuple[int, int]:
+        first, last = self.check.lines
+        return (first + self.offset, last + self.offset) if first else (0, 0)
+
+
+@dataclass
+class JudgeRun:
+    """What the judge did: for report.citations.json's summary and the run's events."""
+
+    model: str
+    pairs_judged: int = 0
+    quotes_rejected: int = 0
+    calls: int = 0
+    failed_calls: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model, "pairs_judged": self.pairs_judged, "quotes_rejected": self.quotes_rejected,
+            "calls": self.calls, "failed_calls": self.failed_calls, "errors": self.errors[:5],
+        }  # fmt: skip
+
+
+def source_text(record: SourceRecord, sources_dir: Path) -> tuple[str, int]:
+    """(the text to check against, the lines before it in its file) for one source."""
     if record.snapshot:
-        path = sources_dir.parent / record.snapshot
         try:
-            text = path.read_text("utf-8", errors="replace")
+            text = (sources_dir.parent / record.snapshot).read_text("utf-8", errors="replace")
         except OSError:
             text = ""
         if text:
             _fields, body = split_front_matter(text)  # the front matter is not the source's text
-            offset = text[: len(text) - len(body)].count("\n")
-            return body, offset, record.snapshot
-    return record.snippet or "", 0, None
+            return body, text[: len(text) - len(body)].count("\n")
+    return record.snippet or "", 0
 
 
-def audit(draft: str, ledger: Ledger, sources_dir: Path) -> list[Evidence]:
-    """Every (cited statement, source) pair of the draft, judged; unknown ids are left to finalize."""
-    texts: dict[str, tuple[str, int, str | None]] = {}
-    found: list[Evidence] = []
+def audit(draft: str, ledger: Ledger, sources_dir: Path) -> list[CitedPair]:
+    """Every (cited statement, source) pair of the draft, checked lexically; ids no source has are
+    left to finalize."""
+    texts: dict[str, tuple[str, int]] = {}
+    pairs = []
     for claim in claims(draft):
         for source_id in claim.ids:
             record = ledger.get(source_id)
             if record is None:
                 continue
             if source_id not in texts:
-                texts[source_id] = _source_text(record, sources_dir)
-            text, offset, _ = texts[source_id]
-            if not text.strip():  # nothing saved to check against (a source registered without text)
-                found.append(
-                    Evidence(
-                        claim.statement, source_id, "", (0, 0), 0.0, "weak", how="unchecked: no saved text"
-                    )
-                )
-                continue
-            evidence = check(claim.statement, source_id, text)
-            if evidence.lines != (0, 0):
-                evidence.lines = (evidence.lines[0] + offset, evidence.lines[1] + offset)
-            found.append(evidence)
-    return found
+                texts[source_id] = source_text(record, sources_dir)
+            text, offset = texts[source_id]
+            pairs.append(CitedPair(source_id, claim.line, check_citation(claim.statement, text), offset))
+    return pairs
 
 
-UsageSink = Callable[[int, int], None]  # prompt tokens, completion tokens of one judge call
-
-
-async def judge(
-    evidence: list[Evidence], ledger: Ledger, model: Model, prompts: Prompts, on_usage: UsageSink
-) -> int:
-    """The model judges the doubtful pairs ("weak" or "unsupported" with a passage to read), per
-    source, up to JUDGE_BATCH claims a call; a verdict it gives replaces the lexical one (judged_by
-    "model"). A reply it cannot read, or a call that fails, leaves the lexical verdicts. Returns the
-    number of calls made."""
-    doubtful: dict[str, list[Evidence]] = {}
-    for item in evidence:
-        if item.verdict != "supported" and item.passage and item.how == "lexical":
-            doubtful.setdefault(item.source_id, []).append(item)
-    calls = 0
-    for source_id, all_items in doubtful.items():
+async def judge_pairs(
+    pairs: list[CitedPair], ledger: Ledger, sources_dir: Path, model: Model, prompts: Prompts, on_usage: UsageSink
+) -> JudgeRun:
+    """Every pair to the judge, per source, BATCH claims a call. A call that fails, or a reply that
+    gives no verdict for a claim, leaves that claim's lexical verdict."""
+    run = JudgeRun(getattr(model, "name", "model"))
+    by_source: dict[str, list[CitedPair]] = {}
+    for pair in pairs:
+        if pair.check.reasons and pair.check.reasons[0].kind in ("no_words", "empty_source"):
+            continue  # nothing a judge could read
+        by_source.setdefault(pair.source_id, []).append(pair)
+    for source_id, items in by_source.items():
         record = ledger.get(source_id)
-        for start in range(0, len(all_items), JUDGE_BATCH):
-            items = all_items[start : start + JUDGE_BATCH]
-            title = record.title if record else ""
-            prompt = prompts.render("judge_citations.j2", source_id=source_id, title=title, items=items)
+        text, _ = source_text(record, sources_dir) if record else ("", 0)
+        for start in range(0, len(items), BATCH):
+            batch = items[start : start + BATCH]
             try:
-                raw = await model.complete([user(prompt)], [])
-            except ModelError:  # the lexical verdicts stand: a judge that fails must not block the run
+                judgements, prompt_tokens, completion_tokens = await ask_judge(
+                    model, prompts, record.title if record else "", text, [p.check for p in batch]
+                )
+            except ModelError as exc:  # the lexical verdicts stand: a judge that fails must not block
+                run.failed_calls += 1
+                run.errors.append(str(exc)[:200])
                 continue
-            calls += 1
-            # Servers that report no usage: four characters a token, as the runtime estimates.
-            on_usage(
-                raw.prompt_tokens or len(prompt) // 4, raw.completion_tokens or len(raw.content or "") // 4
-            )
-            _apply(items, raw.content or "")
-    return calls
-
-
-def _apply(items: list[Evidence], content: str) -> None:
-    """The judge's verdicts, in order; a reply that cannot be read changes nothing."""
-    text, _ = strip_thinking(content)
-    try:
-        verdicts = loads_lenient(text).get("verdicts")
-    except (ValueError, AttributeError):
-        return
-    if not isinstance(verdicts, list):
-        return
-    for item, verdict in zip(items, verdicts, strict=False):
-        if verdict in ("supported", "unsupported"):
-            item.verdict, item.how = verdict, "model"
+            run.calls += 1
+            on_usage(prompt_tokens, completion_tokens)
+            for pair, judgement in zip(batch, judgements, strict=True):
+                if judgement is None:
+                    continue
+                pair.check = check_citation(pair.statement, text, judge=judgement)
+                if pair.check.judged_by == "lexical":
+                    run.quotes_rejected += 1
+                else:
+                    run.pairs_judged += 1
+    return run
 
 
 def _short(text: str) -> str:
@@ -123,60 +145,67 @@ def _short(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
 
 
-def unsupported(evidence: list[Evidence], ledger: Ledger) -> list[Problem]:
-    """A problem for each pair whose source does not state the claim, with the closest passage."""
-    problems = []
-    for item in evidence:
-        if item.verdict != "unsupported":
+def problems(pairs: list[CitedPair]) -> list[Problem]:
+    """For the agent: each unsupported pair, with the closest passage and why."""
+    out = []
+    for pair in pairs:
+        if pair.check.verdict != "unsupported":
             continue
-        record = ledger.get(item.source_id)
-        where = (
-            f"{record.snapshot} lines {item.lines[0]}-{item.lines[1]}"
-            if record and record.snapshot
-            else "its search snippet"
-        )
-        missing = f"; not found there: {', '.join(item.missing[:5])}" if item.missing else ""
-        closest = (
-            f"closest passage ({where}): «{_short(item.passage)}»"
-            if item.passage
-            else "no passage comes close"
-        )
-        problems.append(
+        closest = f"closest passage: «{_short(pair.check.passage)}»" if pair.check.passage else "no passage comes close"
+        why = pair.check.explain()
+        out.append(
             Problem(
-                "unsupported_citation", f"[{item.source_id}] «{_short(item.statement)}» — {closest}{missing}"
+                "unsupported_citation",
+                f"[{pair.source_id}] «{_short(pair.statement)}» — {closest}{f'; {why}' if why else ''}",
             )
         )
-    return problems
+    return out
 
 
-def citation_records(
-    evidence: list[Evidence], numbers: dict[str, int], ledger: Ledger
-) -> list[dict[str, Any]]:
-    """What report.citations.json holds: each numbered citation [n] of report.md with its source,
-    statement, supporting passage, its line range in the source's file, the score and the verdict."""
+def flags(pairs: list[CitedPair]) -> list[Flag]:
+    """What a forced finalization marks † in the text and explains in the appendix."""
+    return [
+        Flag(p.line, p.source_id, p.statement, p.check.passage, list(p.check.reasons), p.check.judged_by)
+        for p in pairs
+        if p.check.verdict == "unsupported"
+    ]
+
+
+def citation_records(pairs: list[CitedPair], numbers: dict[str, int], ledger: Ledger) -> list[dict[str, Any]]:
+    """Each numbered citation [n] of report.md: its source, statement, verdict, the passage (the one
+    that supports it, or only the closest one), its lines in the source's file, and why."""
     records = []
-    for item in evidence:
-        if item.source_id not in numbers:
+    for pair in pairs:
+        if pair.source_id not in numbers:
             continue
-        record = ledger.get(item.source_id)
+        record = ledger.get(pair.source_id)
+        snapshot = record.snapshot if record and record.snapshot else None
+        check = pair.check
         records.append(
             {
-                "citation": numbers[item.source_id],
-                "source": item.source_id,
-                "statement": item.statement,
-                "passage": item.passage,
-                "file": record.snapshot if record and record.snapshot else None,
-                "lines": list(item.lines) if record and record.snapshot and item.passage else None,
-                "score": round(item.score, 3),
-                "verdict": item.verdict,
-                "judged_by": item.how,
+                "citation": numbers[pair.source_id],
+                "source": pair.source_id,
+                "statement": check.claim,
+                "verdict": check.verdict,
+                "judged_by": check.judged_by,
+                "passage": check.passage,
+                "passage_is": "supporting" if check.verdict == "supported" else "closest",
+                "file": snapshot,
+                "lines": list(pair.file_lines) if snapshot and check.passage and pair.file_lines[0] else None,
+                "score": check.score,
+                "reasons": [reason.text() for reason in check.reasons],
             }
         )
     return records
 
 
-def counts(evidence: list[Evidence]) -> dict[str, int]:
-    tally = {"supported": 0, "weak": 0, "unsupported": 0}
-    for item in evidence:
-        tally[item.verdict] += 1
-    return tally
+def summary(pairs: list[CitedPair], numbers: dict[str, int], judge: JudgeRun | None) -> dict[str, Any]:
+    """report.citations.json's summary: the verdicts, the FACT figures, and what the judge did."""
+    kept = [p for p in pairs if p.source_id in numbers]
+    figures = fact_figures([(p.statement, p.source_id, p.check.verdict) for p in kept])
+    return {
+        **figures,
+        "unverified": figures["checked"] - figures["supported"],
+        "checked_by": f"model:{judge.model}" if judge and judge.pairs_judged else "lexical",
+        "judge": judge.as_dict() if judge else None,
+    }

@@ -1,4 +1,4 @@
-"""`deep-researcher run | resume | inspect | check | view | export`.
+"""`deep-researcher run | resume | inspect | check | view | export | audit`.
 
 Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
 (resumable). Every failure a user can cause ends in one short message, never a traceback.
@@ -53,7 +53,7 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     add("--language", help="language of the notes and report: zh, en, … (default: that of the title)")
     add(
         "--verify-citations", choices=["lexical", "model"],
-        help="check citations by code only (default), or also let the model judge the doubtful ones",
+        help="check citations by code only, or also let the model judge every cited pair (default)",
     )  # fmt: skip
     add("--browser-path", type=Path, help="Chromium executable for the browser (default: chromium on PATH)")
     add("--config", type=Path, help="TOML config file (default ~/.config/deep-researcher/config.toml)")
@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", type=Path, help="the file to write (default: WORKSPACE/report.FORMAT)")
     export.add_argument("--browser-path", type=Path, help="Chromium executable for PDF (default: on PATH)")
     _add_debug(export)
+    audit = commands.add_parser("audit", help="re-check a finished report's citations against its saved sources")
+    audit.add_argument("workspace", type=Path)
+    _add_run_flags(audit)
     return parser
 
 
@@ -160,8 +163,15 @@ def _print_outcome(result: RunResult) -> None:
         f"{t.completion_tokens:,} out, ${t.cost:.4f}, {t.elapsed_seconds:.0f}s; sources: "
         f"{s.get('sources_seen', 0)} seen, {s.get('sources_fetched', 0)} fetched, {s.get('sources_cited', 0)} cited"
     )
+    citations = s.get("citations")
+    if isinstance(citations, dict) and "checked" in citations:
+        from agent_runtime.citecheck.figures import describe
+
+        figures += "; " + describe(citations)
     if result.status == "finished":
-        print(f"Finished: {result.report_path or '(no report path)'} — {figures}")
+        unverified = citations.get("unverified", 0) if isinstance(citations, dict) else 0
+        also = f" with {unverified} citations that could not be verified" if unverified else ""
+        print(f"Finished{also}: {result.report_path or '(no report path)'} — {figures}")
         if result.result:
             print(result.result)
     else:
@@ -211,6 +221,10 @@ def _command(args: argparse.Namespace) -> int:
         return inspect_workspace(args.workspace, as_json=args.json)
     if args.command == "check":
         return _check(args)
+    if args.command == "audit":
+        from agent_runtime.audit import audit_workspace
+
+        return asyncio.run(audit_workspace(args.workspace, _flags(args), args.config, sys.stdout))
     if args.command == "view":
         from agent_runtime.view import serve
 

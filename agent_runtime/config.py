@@ -91,9 +91,9 @@ class Settings(BaseModel):
     # (agent_runtime/language.py): a code ("zh", "en") or a name; None ("auto") means the language of
     # the title and purpose, decided when the run starts and then stored with the run.
     language: str | None = None
-    # The citation audit: "lexical" (code only) or "model" (the run's model also judges the doubtful
-    # pairs, one call per source, counted in the budgets).
-    verify_citations: Literal["lexical", "model"] = "lexical"
+    # The citation audit: "lexical" (code only) or "model" (the run's model also judges every cited
+    # pair, ten claims of one source a call, counted in the budgets; agent_runtime/citecheck).
+    verify_citations: Literal["lexical", "model"] = "model"
 
     # Web research limits (actions/web): search providers are listed in `search`, comma-separated,
     # in fallback order ("tavily,duckduckgo"); keys come from the environment.

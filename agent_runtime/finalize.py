@@ -9,8 +9,10 @@ References section built by code.
 - A reference list the model wrote itself is replaced by one built from the ledger, listing
   exactly the cited sources (title, URL, date accessed).
 - A forced finalization (after repeated refusals, or when the budget is nearly spent) removes the
-  markers, drops unresolved citations and unverified URLs, and lists every problem in an appendix:
-  the report never pretends to be more than it is.
+  markers, drops unresolved citations and unverified URLs, keeps each citation the check could not
+  verify marked ``[3]†``, and lists every problem in an appendix that says only what code really
+  changed, and names flagged citations by the reader's number: the report never pretends to be
+  more than it is.
 - The words the code writes (the References heading and entries, the appendix and its problems) are
   in the run's language (agent_runtime/language.py); the problems the agent is told stay English.
 """
@@ -21,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from agent_runtime import language as lang
+from agent_runtime.citecheck.verdict import Reason
 from agent_runtime.ledger import Ledger, SourceRecord
 
 # One bracket group of source ids: [S3] or [S7, S9] or [S7; S9]
@@ -56,11 +59,43 @@ class Problem:
 
 
 @dataclass
+class Flag:
+    """A citation the check could not verify, kept in the text and marked † at a forced finish."""
+
+    line: int  # the statement's line in the draft (References stripped)
+    source_id: str
+    statement: str
+    passage: str
+    reasons: list[Reason]
+    judged_by: str  # "lexical" or "model:<name>"
+
+    def text(self, language: str | None, number: int) -> str:
+        how = (
+            lang.text(language, "flag.judged", model=self.judged_by.split(":", 1)[1])
+            if self.judged_by.startswith("model:")
+            else lang.text(language, "flag.lexical")
+        )
+        why = "; ".join(reason.text(language) for reason in self.reasons)
+        closest = (
+            lang.text(language, "flag.closest", passage=_short(self.passage))
+            if self.passage
+            else lang.text(language, "flag.no_passage")
+        )
+        return lang.text(language, "flag.entry", number=number, statement=_short(self.statement), how=how, why=why, closest=closest)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+@dataclass
 class FinalReport:
     text: str
     cited: list[SourceRecord] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     forced: bool = False
+    flagged: list[str] = field(default_factory=list)  # the appendix's entries for † citations
 
 
 def strip_references(text: str) -> str:
@@ -138,12 +173,14 @@ def finalize(
     *,
     force: bool = False,
     language: str | None = None,
-    more_problems: list[Problem] | None = None,
+    flags: list[Flag] | None = None,
 ) -> FinalReport:
     """The finished report. Without `force` the caller must have checked `find_problems` first.
-    `language` is the run's; without it, the language the draft is written in. `more_problems`
-    (the citation audit's) are listed in the appendix of a forced finalization too."""
-    problems = find_problems(text, ledger) + (more_problems or [])
+    `language` is the run's; without it, the language the draft is written in. `flags` (the
+    citation audit's unverified citations) are marked † and listed in the appendix of a forced
+    finalization."""
+    problems = find_problems(text, ledger)
+    flags = flags or []
     language = lang.normalize(language) or lang.detect(_CODE_FENCE.sub("", strip_references(text)))
     body = strip_references(text).rstrip() + "\n"
     numbers: dict[str, int] = {}
@@ -163,6 +200,9 @@ def finalize(
         return "[" + ", ".join(str(n) for n in kept) + "]" if kept else ""
 
     body = _CITATION.sub(renumber, body)
+    flagged: list[str] = []
+    if force and flags:
+        body, flagged = _mark(body, flags, numbers, language)
     if force:
         body = _MARKER.sub("", body)
         body = _MARKDOWN_LINK.sub(
@@ -180,13 +220,36 @@ def finalize(
         url = record.final_url or record.url
         references.append(lang.text(language, entry, number=number, title=title, end=end, url=url, date=when))
     parts = [body.rstrip(), "", *references]
-    if force and problems:
-        parts += [
-            "",
-            f"## {lang.text(language, 'appendix')}",
-            "",
-            lang.text(language, "appendix_intro"),
-            "",
-            *[f"- {problem.text(language)}" for problem in problems],
-        ]
-    return FinalReport("\n".join(parts).rstrip() + "\n", cited, problems, forced=force)
+    if force and (problems or flagged):
+        parts += ["", f"## {lang.text(language, 'appendix')}", "", _appendix_intro(problems, flagged, language), ""]
+        parts += [f"- {problem.text(language)}" for problem in problems]
+        parts += [f"- {entry}" for entry in flagged]
+    return FinalReport("\n".join(parts).rstrip() + "\n", cited, problems, forced=force, flagged=flagged)
+
+
+def _mark(body: str, flags: list[Flag], numbers: dict[str, int], language: str) -> tuple[str, list[str]]:
+    """Each flagged citation's number marked † on its statement's line; the appendix entries, in
+    the reader's numbers, one per marked citation."""
+    lines = body.split("\n")
+    entries: list[str] = []
+    for flag in sorted(flags, key=lambda f: (f.line, numbers.get(f.source_id, 0))):
+        number = numbers.get(flag.source_id)
+        if number is None or not 0 < flag.line <= len(lines):
+            continue
+        pattern = re.compile(rf"\[((?:\d+, )*{number}(?:, \d+)*)\](?!†)")
+        line = lines[flag.line - 1]
+        if pattern.search(line):
+            lines[flag.line - 1] = pattern.sub(lambda m: m.group(0) + "†", line, count=1)
+        entries.append(flag.text(language, number))
+    return "\n".join(lines), entries
+
+
+def _appendix_intro(problems: list[Problem], flagged: list[str], language: str) -> str:
+    """What code did, truthfully: what it removed (only the kinds it removed) and what it kept."""
+    said = [lang.text(language, "appendix_intro")]
+    removed = [lang.text(language, f"removed.{kind}") for kind in ("unknown_source", "marker", "unverified_url") if any(p.kind == kind for p in problems)]
+    if removed:
+        said.append(lang.text(language, "appendix_removed", what=lang.text(language, "list_sep").join(removed)))
+    if flagged:
+        said.append(lang.text(language, "appendix_flagged"))
+    return " ".join(said) if language != "zh" else "".join(said)

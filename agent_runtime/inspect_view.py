@@ -133,10 +133,11 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
         )
     citations = summary.get("citations")
     if isinstance(citations, dict):  # the citation audit of the finished report
-        out.append(
-            f"citations: {citations.get('supported', 0)} supported · {citations.get('weak', 0)} weak · "
-            f"{citations.get('unsupported', 0)} unsupported (report.citations.json)"
-        )
+        from agent_runtime.citecheck.figures import describe
+
+        out.append(describe(citations) + " (report.citations.json)")
+        if citations.get("unverified") and state.get("status") == "finished":
+            out.append(f"status:    finished with {citations['unverified']} citations that could not be verified")
     if state.get("report_path"):
         out.append(f"report:    {state['report_path']}")
     if state.get("report_problems"):

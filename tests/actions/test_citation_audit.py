@@ -1,6 +1,7 @@
 """The citation audit in the loop: all_finished refuses a sentence its source does not state (with
-the closest passage), accepts it once fixed, writes report.citations.json, and a forced
-finalization lists what stayed unsupported in the appendix; in English and Chinese."""
+the closest passage and why), accepts it once fixed, writes report.citations.json with the FACT
+figures; a forced finalization keeps what stayed unsupported marked † and explains it in the
+appendix by the reader's number; the model judges every pair, believed only with a real quote."""
 
 from __future__ import annotations
 
@@ -46,6 +47,16 @@ def corpus(tmp_path: Path, text: str) -> Path:
     return folder
 
 
+JUDGE = "You check the citations"
+
+
+def judge_reply(messages: list[dict[str, Any]], verdict: str, quote: str) -> Reply:
+    claims = re.findall(r"^Claim (\d+): ", str(messages[0]["content"]), re.M)
+    return reply(content=json.dumps({"verdicts": [
+        {"claim": int(n), "verdict": verdict, "quote": quote, "reason": "scripted"} for n in claims
+    ]}))  # fmt: skip
+
+
 async def test_a_changed_number_is_refused_with_the_passage_then_fixed(tmp_path: Path) -> None:
     folder = corpus(
         tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n\nDemand grew.\n"
@@ -55,36 +66,43 @@ async def test_a_changed_number_is_refused_with_the_passage_then_fixed(tmp_path:
         "Sodium-ion cell costs fell 41% in 2026 [{id}].",  # a changed number
         "Sodium-ion cell costs fell 14 percent in 2026 [{id}].",  # the fact, reformatted
     ])  # fmt: skip
-    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, verify_citations="lexical")
     assert result.status == "finished", result.reason
     refusal = state["told"][0]
-    assert "does not state what it is cited for" in refusal and "fell 41% in 2026" in refusal
-    assert "costs fell 14% in 2026" in refusal and "sources/S1.md lines" in refusal  # the closest passage
+    assert "could not confirm that the source states it" in refusal and "fell 41% in 2026" in refusal
+    assert "the source gives 14%; the sentence says 41%" in refusal
+    assert "costs fell 14% in 2026" in refusal  # the closest passage
     assert "cite the source that does, weaken the sentence" in refusal
-    records = json.loads((ws / "report.citations.json").read_text())["citations"]
-    assert records == [
-        {
-            "citation": 1, "source": "S1", "statement": "Sodium-ion cell costs fell 14 percent in 2026.",
-            "passage": records[0]["passage"], "file": "sources/S1.md", "lines": records[0]["lines"],
-            "score": records[0]["score"], "verdict": "supported", "judged_by": "lexical",
-        }
-    ]  # fmt: skip
-    first, last = records[0]["lines"]
+    data = json.loads((ws / "report.citations.json").read_text())
+    (record,) = data["citations"]
+    assert {k: record[k] for k in ("citation", "source", "statement", "verdict", "judged_by", "passage_is", "file")} == {
+        "citation": 1, "source": "S1", "statement": "Sodium-ion cell costs fell 14 percent in 2026.",
+        "verdict": "supported", "judged_by": "lexical", "passage_is": "supporting", "file": "sources/S1.md",
+    }  # fmt: skip
+    first, last = record["lines"]
     snapshot = (ws / "sources/S1.md").read_text().splitlines()
     assert "fell 14% in 2026" in "\n".join(snapshot[first - 1 : last])  # the line range points at it
-    assert workspace_state(ws)["summary"]["citations"] == {"supported": 1, "weak": 0, "unsupported": 0}
+    assert data["summary"]["citation_accuracy"] == 1.0 and data["summary"]["effective_citations"] == 1
+    figures = workspace_state(ws)["summary"]["citations"]
+    assert (figures["supported"], figures["unsupported"], figures["checked_by"]) == (1, 0, "lexical")
 
 
-async def test_what_stays_unsupported_is_listed_in_the_appendix(tmp_path: Path) -> None:
+async def test_what_stays_unsupported_is_marked_and_explained_by_the_readers_number(tmp_path: Path) -> None:
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"
-    script, _ = research(ws, "sodium-ion cell costs", ["CATL said cell costs fell 14% in 2026 [{id}]."])
-    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)
+    script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 41% in 2026 [{id}]."])
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, verify_citations="lexical")
     assert result.status == "finished", result.reason
     report = (ws / "report.md").read_text()
-    appendix = report.split("## Appendix")[1]
-    assert "does not state what it is cited for" in appendix and "CATL" in appendix
-    assert json.loads((ws / "report.citations.json").read_text())["citations"][0]["verdict"] == "unsupported"
+    body, appendix = report.split("## Appendix")
+    assert "fell 41% in 2026 [1]†." in body  # kept, visibly marked
+    assert "[1]†" in appendix and "not matched by the automatic check" in appendix
+    assert "the source gives 14%; the sentence says 41%" in appendix and "fell 14% in 2026" in appendix
+    assert "S1" not in appendix and "sources/" not in appendix  # no internal id, no path
+    assert "removed" not in appendix  # nothing was removed, so nothing is said to be
+    data = json.loads((ws / "report.citations.json").read_text())
+    assert data["citations"][0]["verdict"] == "unsupported" and data["citations"][0]["passage_is"] == "closest"
+    assert data["summary"]["citation_accuracy"] == 0.0 and data["summary"]["unverified"] == 1
 
 
 async def test_in_chinese(tmp_path: Path) -> None:
@@ -93,46 +111,69 @@ async def test_in_chinese(tmp_path: Path) -> None:
     script, state = research(
         ws, "电池成本", ["2026年钠离子电池成本下降了41% [{id}]。", "2026年钠离子电池成本下降了14% [{id}]。"]
     )
-    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, language="zh")
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, language="zh", verify_citations="lexical")
     assert result.status == "finished", result.reason
     assert "41%" in state["told"][0] and "百分之十四" in state["told"][0]
     assert json.loads((ws / "report.citations.json").read_text())["citations"][0]["verdict"] == "supported"
     assert "## 参考文献" in (ws / "report.md").read_text()
 
 
-async def test_the_model_judges_the_doubtful_pairs_when_asked(tmp_path: Path) -> None:
-    folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
+async def test_the_appendix_in_chinese(tmp_path: Path) -> None:
+    folder = corpus(tmp_path, "# 电池成本\n\n分析师表示，2026年钠离子电池成本下降了百分之十四。\n")
     ws = tmp_path / "ws"
-    research_script, _ = research(
-        ws, "sodium-ion cell costs", ["In 2026 the price of sodium batteries dropped by 14% [{id}]."]
-    )
+    script, _ = research(ws, "电池成本", ["2026年钠离子电池成本上升了14% [{id}]。"])
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, language="zh", verify_citations="lexical")
+    assert result.status == "finished", result.reason
+    body, appendix = (ws / "report.md").read_text().split("## 附录")
+    assert "[1]†" in body and "[1]†" in appendix
+    assert "自动核对未能匹配" in appendix and "句子写的是“上升”，来源写的是“下降”" in appendix
+    assert "标有 † 的引用按原文保留" in appendix and "删除" not in appendix
+    assert "S1" not in appendix and "sources/" not in appendix
+
+
+async def test_the_model_judges_every_pair_and_is_believed_with_a_real_quote(tmp_path: Path) -> None:
+    source = "Analysts said sodium-ion cell costs fell 14% in 2026."
+    folder = corpus(tmp_path, f"# Cell costs\n\n{source}\n")
+    ws = tmp_path / "ws"
+    research_script, _ = research(ws, "sodium-ion cell costs", [
+        "In 2026 the price of sodium batteries dropped by 14% [{id}]. Sodium-ion cell costs fell 14% in 2026 [{id}].",
+    ])  # fmt: skip
     judged: list[str] = []
 
     def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
-        if str(messages[0]["content"]).startswith("You check citations"):
+        if str(messages[0]["content"]).startswith(JUDGE):
             judged.append(str(messages[0]["content"]))
-            return reply(content='{"verdicts": ["supported"]}')
+            return judge_reply(messages, "supported", source)
         return research_script(messages, tools)
 
-    result, model = await start_run(tmp_path, script, search="local", corpus=folder, verify_citations="model")
+    result, model = await start_run(tmp_path, script, search="local", corpus=folder)  # model is the default
     assert result.status == "finished", result.reason
-    assert len(judged) == 1 and "dropped by 14%" in judged[0] and "fell 14% in 2026" in judged[0]
-    record = json.loads((ws / "report.citations.json").read_text())["citations"][0]
-    assert record["judged_by"] == "model" and record["verdict"] == "supported"
+    assert len(judged) == 1  # both claims of the one source, in one call
+    assert "Claim 1: In 2026 the price" in judged[0] and "Claim 2: Sodium-ion cell costs fell 14%" in judged[0]
+    data = json.loads((ws / "report.citations.json").read_text())
+    assert [r["judged_by"] for r in data["citations"]] == [f"model:{model.name}"] * 2
+    assert [r["verdict"] for r in data["citations"]] == ["supported", "supported"]
+    assert data["summary"]["judge"]["pairs_judged"] == 2 and data["summary"]["checked_by"] == f"model:{model.name}"
     assert result.totals.model_calls == len(model.requests)  # the judge's call is counted in the budgets
 
 
-async def test_without_the_model_the_same_paraphrase_stays_lexical(tmp_path: Path) -> None:
+async def test_a_judge_quote_that_is_not_in_the_source_is_not_believed(tmp_path: Path) -> None:
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"
-    script, _ = research(
-        ws, "sodium-ion cell costs", ["In 2026 the price of sodium batteries dropped by 14% [{id}]."]
-    )
-    result, model = await start_run(tmp_path, script, search="local", corpus=folder)
+    research_script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 41% in 2026 [{id}]."])
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        if str(messages[0]["content"]).startswith(JUDGE):
+            return judge_reply(messages, "supported", "Analysts said sodium-ion cell costs fell 41% in 2026.")
+        return research_script(messages, tools)
+
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)
     assert result.status == "finished", result.reason
-    record = json.loads((ws / "report.citations.json").read_text())["citations"][0]
-    assert record["judged_by"] == "lexical" and record["verdict"] != "supported"
-    assert not any("You check citations" in str(r[0][0]["content"]) for r in model.requests)
+    data = json.loads((ws / "report.citations.json").read_text())
+    record = data["citations"][0]
+    assert record["verdict"] == "unsupported" and record["judged_by"] == "lexical"
+    assert any("quoted a sentence that is not in the source" in reason for reason in record["reasons"])
+    assert data["summary"]["judge"]["quotes_rejected"] >= 1
 
 
 def test_reference_lists_are_stripped_everywhere_and_a_sources_chapter_is_kept() -> None:
@@ -147,20 +188,50 @@ def test_reference_lists_are_stripped_everywhere_and_a_sources_chapter_is_kept()
     assert "[S2]" not in stripped and "[S3]" not in stripped
 
 
-async def test_a_judge_that_fails_leaves_the_lexical_verdicts(tmp_path: Path) -> None:
+async def test_a_judge_that_fails_leaves_the_lexical_verdicts_and_is_recorded(tmp_path: Path) -> None:
     from agent_runtime.errors import ModelUnreachableError
 
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"
-    research_script, _ = research(
-        ws, "sodium-ion cell costs", ["In 2026 the price of sodium batteries dropped by 14% [{id}]."]
-    )
+    research_script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 14% in 2026 [{id}]."])
 
     def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
-        if str(messages[0]["content"]).startswith("You check citations"):
+        if str(messages[0]["content"]).startswith(JUDGE):
             raise ModelUnreachableError("the judge's server went away")
         return research_script(messages, tools)
 
-    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, verify_citations="model")
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)
     assert result.status == "finished", result.reason
-    assert json.loads((ws / "report.citations.json").read_text())["citations"][0]["judged_by"] == "lexical"
+    data = json.loads((ws / "report.citations.json").read_text())
+    assert data["citations"][0]["judged_by"] == "lexical" and data["citations"][0]["verdict"] == "supported"
+    assert data["summary"]["judge"]["failed_calls"] == 1 and "went away" in data["summary"]["judge"]["errors"][0]
+
+
+async def test_audit_rechecks_an_edited_report(tmp_path: Path) -> None:
+    import io
+
+    from agent_runtime.audit import audit_workspace
+
+    folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
+    ws = tmp_path / "ws"
+    script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 14% in 2026 [{id}]."])
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder, verify_citations="lexical")
+    assert result.status == "finished", result.reason
+    report = ws / "report.md"
+    assert "fell 14% in 2026 [1]." in report.read_text()
+    report.write_text(report.read_text().replace("fell 14% in 2026 [1].", "fell 40% in 2026 [1]."))  # a person's edit
+    out = io.StringIO()
+    code = await audit_workspace(ws, {"verify_citations": "lexical"}, None, out)
+    assert code == 3
+    assert "1 checked (lexical): 0 supported, 0 weak, 1 unsupported; citation accuracy 0%" in out.getvalue()
+    text = report.read_text()
+    assert "fell 40% in 2026 [1]†." in text and "the source gives 14%; the sentence says 40%" in text
+    assert text.count("## References") == 1
+    data = json.loads((ws / "report.citations.json").read_text())
+    assert data["citations"][0]["statement"] == "Sodium-ion cell costs fell 40% in 2026."
+    report.write_text(text.replace("fell 40% in 2026 [1]†.", "fell 14% in 2026 [1]."))  # fixed again
+    out = io.StringIO()
+    assert await audit_workspace(ws, {"verify_citations": "lexical"}, None, out) == 0
+    fixed = report.read_text()
+    assert "†" not in fixed and "## Appendix" not in fixed
+    assert workspace_state(ws)["summary"]["citations"]["citation_accuracy"] == 1.0

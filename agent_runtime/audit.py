@@ -1,0 +1,131 @@
+"""`deep-researcher audit WORKSPACE [--verify-citations lexical|model] [model flags]`.
+
+Re-checks a finished report against its saved sources, without searching again: after a person
+edited `report.md`, or with a stronger judge. The report's numbers are mapped back to their sources
+(through report.citations.json, else the References' addresses), every (statement, source) pair is
+checked, and report.md's † marks and appendix, report.citations.json and the run's figures are
+rewritten. Exit 0, or 3 when a citation is unsupported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent_runtime import citation_audit
+from agent_runtime import language as lang
+from agent_runtime.citecheck.figures import describe
+from agent_runtime.errors import EXIT_BUDGET, WorkspaceError
+from agent_runtime.finalize import finalize, strip_references
+from agent_runtime.ledger import Ledger
+from agent_runtime.run_record import load_meta, save_meta
+from agent_runtime.workspace import CITATIONS_FILE, REPORT, SOURCES, Workspace
+from sandbox import atomic_write_text
+
+_NUMBERS = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]†?")
+_ENTRY = re.compile(r"^\s*(\d+)\.\s.*?(https?://\S+)", re.MULTILINE)
+
+
+def _without_appendix(text: str) -> str:
+    """The report without the appendix a forced finalization (or an earlier audit) wrote."""
+    titles = {table["appendix"] for table in lang.STRINGS.values()}
+    for title in titles:
+        heading = f"\n## {title}\n"
+        if heading in text:
+            text = text[: text.index(heading)]
+    return text
+
+
+def _numbers_to_sources(workspace: Path, report: str, ledger: Ledger) -> dict[int, str]:
+    """The reader's [n] → the source id: from report.citations.json, else the References' URLs."""
+    mapping: dict[int, str] = {}
+    try:
+        data = json.loads((workspace / CITATIONS_FILE).read_text("utf-8"))
+        for record in data.get("citations", []):
+            if isinstance(record.get("citation"), int) and isinstance(record.get("source"), str):
+                mapping.setdefault(record["citation"], record["source"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    for m in _ENTRY.finditer(report):
+        number = int(m.group(1))
+        found = ledger.lookup(m.group(2).rstrip(".,;)（("))
+        if number not in mapping and found is not None:
+            mapping[number] = found.id
+    return mapping
+
+
+def draft_of(report: str, mapping: dict[int, str]) -> str:
+    """The report as a draft again: [n] back to [S<id>], † marks and the appendix gone (the
+    References are rebuilt by finalize)."""
+    body = strip_references(_without_appendix(report))
+
+    def back(m: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.findall(r"\d+", m.group(1))]
+        if not all(n in mapping for n in numbers):
+            return m.group(0).rstrip("†")
+        return "[" + ", ".join(mapping[n] for n in numbers) + "]"
+
+    return _NUMBERS.sub(back, body)
+
+
+async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path | None, out: TextIO) -> int:
+    from agent_runtime.config import load_settings
+    from agent_runtime.model import build_model
+    from agent_runtime.prompts import Prompts
+
+    space = Workspace(path)
+    report_file = space.root / REPORT
+    if not report_file.is_file():
+        raise WorkspaceError(f"{report_file} does not exist: audit checks a finished report; finish the run first")
+    meta = load_meta(space.run_file)
+    settings = load_settings(flags, stored=meta.settings if meta else None, config_file=config_file)
+    lock = space.lock()
+    try:
+        ledger = Ledger.load(space.root / SOURCES)
+        report = report_file.read_text("utf-8", errors="replace")
+        draft = draft_of(report, _numbers_to_sources(space.root, report, ledger))
+        pairs = citation_audit.audit(draft, ledger, space.root / SOURCES)
+        if not pairs:
+            print(f"{REPORT} has no citation to check.", file=out)
+            return 0
+        judged = None
+        used = [0, 0]
+        if settings.verify_citations == "model":
+
+            def count(prompt_tokens: int, completion_tokens: int) -> None:
+                used[0] += prompt_tokens
+                used[1] += completion_tokens
+
+            judged = await citation_audit.judge_pairs(
+                pairs, ledger, space.root / SOURCES, build_model(settings), Prompts(settings.prompts), count
+            )
+        flags_ = citation_audit.flags(pairs)
+        language = lang.normalize(settings.language) or (meta and lang.resolve(None, meta.title, meta.purpose)) or None
+        final = finalize(draft, ledger, force=bool(flags_), language=language, flags=flags_)
+        numbers = {record.id: number for number, record in enumerate(final.cited, start=1)}
+        figures = citation_audit.summary(pairs, numbers, judged)
+        records = citation_audit.citation_records(pairs, numbers, ledger)
+        atomic_write_text(report_file, final.text)
+        atomic_write_text(
+            space.root / CITATIONS_FILE,
+            json.dumps({"summary": figures, "citations": records}, ensure_ascii=False, indent=2) + "\n",
+        )
+        if meta is not None:
+            meta.summary["citations"] = {k: v for k, v in figures.items() if k != "judge"}
+            meta.report_problems = [str(p) for p in final.problems] + final.flagged
+            save_meta(space.run_file, meta)
+    finally:
+        lock.release()
+    print(describe(figures), file=out)
+    if judged is not None:
+        print(
+            f"judge {judged.model}: {judged.pairs_judged} pairs judged in {judged.calls} calls, "
+            f"{judged.quotes_rejected} quotes not found in the source, {judged.failed_calls} failed calls; "
+            f"{used[0]:,} tokens in, {used[1]:,} out",
+            file=out,
+        )
+    for entry in final.flagged:
+        print(f"  {entry}", file=out)
+    return EXIT_BUDGET if figures["unsupported"] else 0
