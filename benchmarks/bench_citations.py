@@ -61,7 +61,7 @@ def report(name: str, pairs: list[dict[str, Any]], verdicts: list[str]) -> None:
     labels = {p["kind"]: p["label"] for p in pairs}
     print(f"\n== {name}: {len(pairs)} pairs ==")
     print(f"{'kind':<18}{'lang':<5}{'n':>4}{'supp.':>7}{'weak':>6}{'unsup.':>7}   measure")
-    kinds = sorted(labels, key=lambda k: (labels[k] != "supported", k)) + ["true claims", "wrong claims"]
+    kinds = [*sorted(labels, key=lambda k: (labels[k] != "supported", k)), "true claims", "wrong claims"]
     for kind in kinds:
         for lang in ("en", "zh", "all"):
             c = table.get((kind, lang))

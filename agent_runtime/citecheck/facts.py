@@ -219,14 +219,14 @@ def extract(text: str, *, strict: bool) -> Facts:
     dates = _dates(text, take)
     quantities: list[Quantity] = []
     for m in _ORDINAL_RE.finditer(text):
-        word, digits, zh, first = m.groups()
+        word, digits, zh, _first = m.groups()
         if word and word.lower() == "first" and re.match(r"\s*,", text[m.end() :]) and not text[: m.start()].strip():
             continue  # "First, …": a connective
         if word and word.lower() == "second" and re.match(r"s?\b", text[m.end() :]) and re.search(r"\d\s*$", text[: m.start()]):
             continue  # "30 seconds"
-        value = _ORDINALS[word.lower()] if word else int(digits) if digits else _small_int(zh) if zh else 1
-        if value and take(m.start(), m.end()):
-            quantities.append(Quantity(float(value), 1.0, "ordinal", m.group(0), "eq", True))
+        rank = _ORDINALS[word.lower()] if word else int(digits) if digits else _small_int(zh) if zh else 1
+        if rank and take(m.start(), m.end()):
+            quantities.append(Quantity(float(rank), 1.0, "ordinal", m.group(0), "eq", True))
     for m in _FRACTION_RE.finditer(text):
         if take(m.start(), m.end()):
             bound, said = _bound(text, m.start(), m.end())
@@ -280,9 +280,10 @@ def extract(text: str, *, strict: bool) -> Facts:
         digits = m.group(2)
         if re.fullmatch(r"[万亿千百十]+", digits):
             continue
-        value = zh_int(digits)
-        if value is None:
+        parsed = zh_int(digits)
+        if parsed is None:
             continue
+        value = parsed
         unit = 1.0
         if m.group(3):
             tail = "".join(str(_ZH_DIGIT[c]) for c in m.group(3))

@@ -17,7 +17,7 @@ def fact_figures(pairs: Iterable[tuple[str, str, str]]) -> dict[str, Any]:
     """From (statement, source id, verdict) triples: the counts per verdict, `checked`,
     `citation_accuracy` (None when nothing was checked) and `effective_citations`."""
     items = list(pairs)
-    counts = {verdict: sum(1 for _, _, v in items if v == verdict) for verdict in VERDICTS}
+    counts: dict[str, int] = {verdict: sum(1 for _, _, v in items if v == verdict) for verdict in VERDICTS}
     checked = len(items)
     effective = len({(" ".join(statement.split()), source) for statement, source, v in items if v == "supported"})
     return {

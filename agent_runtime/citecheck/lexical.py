@@ -101,9 +101,9 @@ def _names(claim: str, source_plain: frozenset[str]) -> list[str]:
         before = claim[: m.start()].rstrip()
         first = not before or before[-1] in '.!?:;"“(。！？；：' or bool(re.search(r"(^|\s)[-*•]$", before))
         mixed = any(c.isupper() or c.isdigit() for c in word[1:])
-        if first and not mixed:
-            if tx.stem(low) in source_plain or low.endswith(("ly", "ing", "ed", "ers", "ors", "ists", "ment", "tion", "ness")):
-                continue
+        ordinary = tx.stem(low) in source_plain or low.endswith(("ly", "ing", "ed", "ers", "ors", "ists", "ment", "tion", "ness"))
+        if first and not mixed and ordinary:  # an opener the source writes in lower case, or plainly no name
+            continue
         if low not in out:
             out.append(low)
     if tx.is_chinese(claim):
@@ -189,7 +189,7 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
     hard: list[Reason] = []
     soft: list[Reason] = []
     hard += _check_amounts(claim_facts, sentences[anchor], passage)
-    hard += _check_dates(claim_facts, sentences[anchor], passage + [sentences[0]])
+    hard += _check_dates(claim_facts, sentences[anchor], [*passage, sentences[0]])
     ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage)
     hard += ordinal_hard
     soft += ordinal_soft

@@ -23,48 +23,14 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 STOP = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it its
-    itself just me most my myself nor now of off on once only or other our ours ourselves out own same
-    she should so some such than that the their theirs them themselves then there these they this
-    those through to too until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves said says say according per cent percent year years one
-    however since amid among around within across toward towards upon yet still even may might shall
-    via like thousand million billion trillion hundred bn mn mln tn overall meanwhile later earlier
-    today yesterday also total including included over under above below nearly almost least fewer
-    less more than roughly approximately excess upwards exceed exceeded exceeding exceeds""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "most", "my", "myself", "nor", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "said", "says", "say", "according", "per", "cent", "percent", "year", "years", "one", "however", "since", "amid", "among", "around", "within", "across", "toward", "towards", "upon", "yet", "still", "even", "may", "might", "shall", "via", "like", "thousand", "million", "billion", "trillion", "hundred", "bn", "mn", "mln", "tn", "overall", "meanwhile", "later", "earlier", "today", "yesterday", "also", "total", "including", "included", "over", "under", "above", "below", "nearly", "almost", "least", "fewer", "less", "more", "than", "roughly", "approximately", "excess", "upwards", "exceed", "exceeded", "exceeding", "exceeds"]
 )
 # Sentence openers that are ordinary words, never names, though capitalised ("Officials said …").
 OPENERS = frozenset(
-    """officials experts researchers scientists analysts critics residents authorities police
-    investors doctors teachers students parents patients workers voters lawmakers regulators
-    prosecutors engineers economists historians archaeologists astronomers farmers fans shares sales
-    prices revenue profits exports imports production demand inflation unemployment data figures
-    results studies reports records documents sources observers supporters opponents members leaders
-    executives employees staff customers consumers users visitors tourists citizens people children
-    adults women men families companies firms banks governments ministers judges courts juries
-    witnesses survivors victims fighters troops soldiers officers engineers developers designers
-    organisers organizers campaigners activists protesters drivers passengers pilots crews players
-    coaches teams clubs managers owners tenants landlords buyers sellers traders growers builders
-    two three four five six seven eight nine ten eleven twelve several many most some few both all
-    each every no last next first second third this that these those such its their his her our
-    after before during since until while when once although though despite because as by in on at
-    for from with without under over about around nearly almost roughly approximately more less
-    only just still even then thus hence therefore instead together altogether overall meanwhile
-    later earlier today yesterday tomorrow currently recently previously initially eventually
-    finally ultimately additionally moreover furthermore however nevertheless nonetheless notably
-    indeed similarly likewise consequently accordingly specifically generally typically altogether
-    according based given following within across between among""".split()
+    ["officials", "experts", "researchers", "scientists", "analysts", "critics", "residents", "authorities", "police", "investors", "doctors", "teachers", "students", "parents", "patients", "workers", "voters", "lawmakers", "regulators", "prosecutors", "engineers", "economists", "historians", "archaeologists", "astronomers", "farmers", "fans", "shares", "sales", "prices", "revenue", "profits", "exports", "imports", "production", "demand", "inflation", "unemployment", "data", "figures", "results", "studies", "reports", "records", "documents", "sources", "observers", "supporters", "opponents", "members", "leaders", "executives", "employees", "staff", "customers", "consumers", "users", "visitors", "tourists", "citizens", "people", "children", "adults", "women", "men", "families", "companies", "firms", "banks", "governments", "ministers", "judges", "courts", "juries", "witnesses", "survivors", "victims", "fighters", "troops", "soldiers", "officers", "engineers", "developers", "designers", "organisers", "organizers", "campaigners", "activists", "protesters", "drivers", "passengers", "pilots", "crews", "players", "coaches", "teams", "clubs", "managers", "owners", "tenants", "landlords", "buyers", "sellers", "traders", "growers", "builders", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "several", "many", "most", "some", "few", "both", "all", "each", "every", "no", "last", "next", "first", "second", "third", "this", "that", "these", "those", "such", "its", "their", "his", "her", "our", "after", "before", "during", "since", "until", "while", "when", "once", "although", "though", "despite", "because", "as", "by", "in", "on", "at", "for", "from", "with", "without", "under", "over", "about", "around", "nearly", "almost", "roughly", "approximately", "more", "less", "only", "just", "still", "even", "then", "thus", "hence", "therefore", "instead", "together", "altogether", "overall", "meanwhile", "later", "earlier", "today", "yesterday", "tomorrow", "currently", "recently", "previously", "initially", "eventually", "finally", "ultimately", "additionally", "moreover", "furthermore", "however", "nevertheless", "nonetheless", "notably", "indeed", "similarly", "likewise", "consequently", "accordingly", "specifically", "generally", "typically", "altogether", "according", "based", "given", "following", "within", "across", "between", "among"]
 )
 ZH_STOP = frozenset(
-    """的 了 和 与 及 在 是 也 而 并 就 都 这 那 其 之 于 对 从 把 被 将 为 以 等 个 该 此 其中 已 已经
-    有 由 向 到 共 约 达 为此 此后 随后 同时 与此同时 总体 总体而言 总体来看 总的来看 据 据悉 据介绍
-    据报道 报道 介绍 表示 称 指出 认为 方面 目前 当前 其间 期间 之后 之前 以来 此外 另外 还 又 再
-    并且 而且 但 但是 不过 然而 因此 所以 因为 由于 如果 虽然 尽管 即 即便 今年 去年 明年 上年 当年
-    记者 消息 一些 一个 这一 这个 那个 各 每 多 更 最 较 很 非常 相关 进行 开展 实现 作为 通过 根据
-    按照 对于 关于 年 月 日 号 超过 逾 不到 不足 近 将近 接近 约 大约 左右 以上 以下 截至 截止 以前 之前
-    以后 之后 多达 高达 至少 不少于 不低于 最多 至多 多 余""".split()
+    ["的", "了", "和", "与", "及", "在", "是", "也", "而", "并", "就", "都", "这", "那", "其", "之", "于", "对", "从", "把", "被", "将", "为", "以", "等", "个", "该", "此", "其中", "已", "已经", "有", "由", "向", "到", "共", "约", "达", "为此", "此后", "随后", "同时", "与此同时", "总体", "总体而言", "总体来看", "总的来看", "据", "据悉", "据介绍", "据报道", "报道", "介绍", "表示", "称", "指出", "认为", "方面", "目前", "当前", "其间", "期间", "之后", "之前", "以来", "此外", "另外", "还", "又", "再", "并且", "而且", "但", "但是", "不过", "然而", "因此", "所以", "因为", "由于", "如果", "虽然", "尽管", "即", "即便", "今年", "去年", "明年", "上年", "当年", "记者", "消息", "一些", "一个", "这一", "这个", "那个", "各", "每", "多", "更", "最", "较", "很", "非常", "相关", "进行", "开展", "实现", "作为", "通过", "根据", "按照", "对于", "关于", "年", "月", "日", "号", "超过", "逾", "不到", "不足", "近", "将近", "接近", "约", "大约", "左右", "以上", "以下", "截至", "截止", "以前", "之前", "以后", "之后", "多达", "高达", "至少", "不少于", "不低于", "最多", "至多", "多", "余"]
 )
 SYNONYMS = {
     "hand": "deliv", "plane": "aircraft", "goal": "target", "climb": "rise", "grow": "rise", "grew": "rise",
@@ -103,11 +69,10 @@ _ZH_ALIASES = {
 }  # fmt: skip
 
 NEGATIONS_EN = frozenset(
-    "not no never none nobody nothing neither nor without cannot unable fail failed fails failing lack lacks lacked lacking".split()
+    ["not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "unable", "fail", "failed", "fails", "failing", "lack", "lacks", "lacked", "lacking"]
 )
 NEGATIONS_ZH = frozenset(
-    """不 没 没有 未 无 非 并非 并未 尚未 从未 未能 未曾 无法 不能 不会 不再 不是 从不 绝不 毫无 无需 不得 不可
-    不予 未获 未被 未经 没能 不愿 不肯 别 否认 并不 并没有 不必 未予 不曾 无意 拒不""".split()
+    ["不", "没", "没有", "未", "无", "非", "并非", "并未", "尚未", "从未", "未能", "未曾", "无法", "不能", "不会", "不再", "不是", "从不", "绝不", "毫无", "无需", "不得", "不可", "不予", "未获", "未被", "未经", "没能", "不愿", "不肯", "别", "否认", "并不", "并没有", "不必", "未予", "不曾", "无意", "拒不"]
 )
 # Pairs of opposite words: a claim with one side whose passage has only the other is contradicted.
 # English entries are Snowball stems.
@@ -134,7 +99,7 @@ ANTONYMS_EN: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("accelerat", "slow"),
         ("legal", "illeg"),
         ("guilti", "innoc"),
-    )  # fmt: skip
+    )
 )
 ANTONYMS_ZH: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("增长", "增加", "上升", "上涨", "提高", "提升", "扩大", "升高", "攀升", "回升", "增", "涨", "升", "上调", "增持", "多于", "高于"),
@@ -200,11 +165,7 @@ def demonym_country(word: str) -> str:
 
 
 _COUNTRIES = frozenset(
-    """kenya italy canada brazil russia austria australia korea india indonesia malaysia nigeria ghana
-    egypt morocco algeria tunisia libya ethiopia uganda tanzania rwanda zambia zimbabwe angola chile
-    colombia mexico venezuela bolivia ecuador cuba jamaica haiti iran syria jordan armenia georgia
-    ukraine belarus romania bulgaria hungary albania slovenia estonia latvia lithuania belgium europe
-    africa asia america bavaria california texas paris rome berlin""".split()
+    ["kenya", "italy", "canada", "brazil", "russia", "austria", "australia", "korea", "india", "indonesia", "malaysia", "nigeria", "ghana", "egypt", "morocco", "algeria", "tunisia", "libya", "ethiopia", "uganda", "tanzania", "rwanda", "zambia", "zimbabwe", "angola", "chile", "colombia", "mexico", "venezuela", "bolivia", "ecuador", "cuba", "jamaica", "haiti", "iran", "syria", "jordan", "armenia", "georgia", "ukraine", "belarus", "romania", "bulgaria", "hungary", "albania", "slovenia", "estonia", "latvia", "lithuania", "belgium", "europe", "africa", "asia", "america", "bavaria", "california", "texas", "paris", "rome", "berlin"]
 )
 
 
@@ -288,11 +249,11 @@ def opposite(claim: str, passage: str) -> tuple[str, str] | None:
             mine, theirs = claim_stems & side, passage_stems & other
             if mine and theirs and not (passage_stems & side) and not (claim_stems & other):
                 return sorted(mine)[0], sorted(theirs)[0]
-    for a, b in ANTONYMS_ZH:
-        for side, other in ((a, b), (b, a)):
-            mine, theirs = _zh_has(claim, side), _zh_has(passage, other)
-            if mine and theirs and not _zh_has(passage, side) and not _zh_has(claim, other):
-                return mine[0], theirs[0]
+    for up, down in ANTONYMS_ZH:
+        for way, back in ((up, down), (down, up)):
+            said, found = _zh_has(claim, way), _zh_has(passage, back)
+            if said and found and not _zh_has(passage, way) and not _zh_has(claim, back):
+                return said[0], found[0]
     return None
 
 

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 """Builds citation_pairs_zh.json and heldout_pairs_en.json.
 
 All sources and claims below are hand-written literals; the script only
@@ -7,8 +6,6 @@ attaches ids/labels and dumps JSON.  Label is fixed by kind (see KIND_LABEL).
 import json
 import os
 from collections import Counter
-
-
 
 # ---------------------------------------------------------------- Chinese
 ZH_SOURCES = {
