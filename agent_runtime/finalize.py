@@ -51,8 +51,13 @@ class Problem:
         return self.text(lang.DEFAULT)
 
     def text(self, language: str | None) -> str:
-        """The problem said in the language (the appendix of a forced finalization)."""
+        """The problem said in the language, as the agent is told it."""
         return lang.text(language, f"problem.{self.kind}", subject=self.subject)
+
+    def for_reader(self, language: str | None) -> str:
+        """The problem as the report's appendix says it: no internal source id, and what code did."""
+        key = f"appendix.{self.kind}"
+        return lang.text(language, key if lang.has(language, key) else f"problem.{self.kind}", subject=self.subject)
 
     def __str__(self) -> str:
         return self.detail
@@ -222,7 +227,7 @@ def finalize(
     parts = [body.rstrip(), "", *references]
     if force and (problems or flagged):
         parts += ["", f"## {lang.text(language, 'appendix')}", "", _appendix_intro(problems, flagged, language), ""]
-        parts += [f"- {problem.text(language)}" for problem in problems]
+        parts += [f"- {problem.for_reader(language)}" for problem in problems]
         parts += [f"- {entry}" for entry in flagged]
     return FinalReport("\n".join(parts).rstrip() + "\n", cited, problems, forced=force, flagged=flagged)
 

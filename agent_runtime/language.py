@@ -53,6 +53,9 @@ STRINGS: dict[str, dict[str, str]] = {
         ),
         "list_sep": "; ",
         "removed.unknown_source": "citations of sources no search or visit returned",
+        "appendix.unknown_source": "a citation of a source that no search or visit returned was removed",
+        "appendix.unverified_url": "a link no search or visit showed was removed: {subject}",
+        "appendix.marker": "the unresolved marker {subject} was removed",
         "removed.marker": "unresolved markers",
         "removed.unverified_url": "links no search or visit showed",
         "flag.entry": "[{number}]† “{statement}” — {how}: {why}. {closest}",
@@ -96,6 +99,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "appendix_flagged": "标有 † 的引用按原文保留：核对未能确认其来源陈述了该句内容。下面按编号逐一列出。",
         "list_sep": "；",
         "removed.unknown_source": "任何搜索或网页访问都未返回的来源的引用",
+        "appendix.unknown_source": "删除了一处引用：其来源未被任何搜索或网页访问返回",
+        "appendix.unverified_url": "删除了一个未出现在任何搜索或网页访问结果中的链接：{subject}",
+        "appendix.marker": "删除了未解决的标记 {subject}",
         "removed.marker": "未解决的标记",
         "removed.unverified_url": "未出现在任何搜索或网页访问结果中的链接",
         "flag.entry": "[{number}]† “{statement}”——{how}：{why}。{closest}",
@@ -170,6 +176,10 @@ def resolve(setting: str | None, title: str | None, purpose: str | None = None) 
 def name(code: str) -> str:
     """The language as the system prompt names it."""
     return NAMES.get(code, code)
+
+
+def has(code: str | None, key: str) -> bool:
+    return key in STRINGS.get(code or DEFAULT, STRINGS[DEFAULT])
 
 
 def text(code: str | None, key: str, **values: object) -> str:

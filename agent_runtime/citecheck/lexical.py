@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agent_runtime.citecheck import facts as fx
@@ -34,7 +34,11 @@ from agent_runtime.citecheck.verdict import CitationCheck, Reason, Verdict
 SUPPORTED = {"en": 0.6, "zh": 0.6}
 UNRELATED = {"en": 0.25, "zh": 0.25}
 _NEIGHBOURS = 2
-_CLAUSE = re.compile(r"[,;:，；：]|\b(?:but|although|though|while|whereas|yet)\b|但是|但|而且|然而|不过", re.I)
+_CLAUSE = re.compile(
+    r"[,;:，；：]|\b(?:but|although|though|while|whereas|yet|after|before|when|because|which|until|unless)\b"
+    r"|但是|但|而且|然而|不过|之后|以后|因为|由于",
+    re.I,
+)
 _PASSIVE = re.compile(r"\b(?:was|were|been|being|is|are)\s+\w+(?:ed|en)\s+by\b|被|由|遭", re.I)
 _REFERS = re.compile(
     r"\b(?:it|its|they|their|he|she|his|her|the (?:company|firm|group|bank|agency|ministry|government|city|"
@@ -86,14 +90,29 @@ def source_sentences(source_text: str) -> tuple[_Sentence, ...]:
                 frozenset(tx.stem(w) for w in re.findall(r"\b[a-z][a-z'’-]+", text)), tx.token_sequence(text),
             )
         )  # fmt: skip
-    return tuple(out)
+    # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
+    plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
+    named = []
+    for sentence in out:
+        first = re.match(r"[\W\d_]*([A-Z][A-Za-z'’-]+)", sentence.text)
+        word = first.group(1).lower() if first else ""
+        if word and word not in tx.STOP and word not in tx.OPENERS and tx.stem(word) not in plain:
+            sentence = replace(sentence, names=sentence.names | {tx.stem(word)})
+        named.append(sentence)
+    return tuple(named)
 
 
-def _names(claim: str, source_plain: frozenset[str]) -> list[str]:
-    """The claim's names: English capitalised words that are not its first word (or a first word the
-    source never uses and that is no ordinary opener), Latin words in Chinese, jieba's names."""
+def _names(claim: str, source_plain: frozenset[str], source_names: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The claim's names: English capitalised words that are not its first word, Latin words in
+    Chinese, jieba's names; and apart, its capitalised first words the source never writes in lower
+    case (a name the source uses, or one it never mentions: "Lyon hosted…"; but maybe an ordinary
+    opener, so a missing one only makes the claim weak). A label before a colon is no name."""
     out: list[str] = []
+    openers: list[str] = []
+    label = re.match(r"\W*[A-Z][^:.!?]{0,40}:\s", claim)
     for m in _CAPITAL.finditer(claim):
+        if label and m.start() < label.end():
+            continue
         word = re.sub(r"['’]s?$", "", m.group(0)).rstrip(".")
         low = word.lower()
         if len(word) < 2 or low in tx.STOP or low in tx.OPENERS or low in fx._MONTHS or low in fx._WORDS:
@@ -104,16 +123,28 @@ def _names(claim: str, source_plain: frozenset[str]) -> list[str]:
         ordinary = tx.stem(low) in source_plain or low.endswith(("ly", "ing", "ed", "ers", "ors", "ists", "ment", "tion", "ness"))
         if first and not mixed and ordinary:  # an opener the source writes in lower case, or plainly no name
             continue
+        possessive = bool(re.match(r"['’]s\b", claim[m.start() + len(word) :]))
+        if first and not mixed and not possessive and tx.stem(low) not in source_names:
+            if low not in openers:
+                openers.append(low)
+            continue
         if low not in out:
             out.append(low)
     if tx.is_chinese(claim):
-        out += [name for name in tx.zh_names(claim) if name not in out]
-    return out
+        zh_label = re.match(r"\W*[^：:。，]{1,12}[：:]", claim)
+        body = claim[zh_label.end() :] if zh_label else claim
+        out += [name for name in tx.zh_names(body) if name not in out]
+    return out, openers
 
 
 def _name_found(name: str, sentence_tokens: frozenset[str], text: str) -> bool:
-    if any(spelled in text.lower() for spelled in tx.ACRONYMS.get(name, ())):
-        return True
+    low = text.lower()
+    for key in (name, tx.stem(name) if name.isascii() else name):
+        if any(spelled in low for spelled in tx.ACRONYMS.get(key, ())):
+            return True
+    for acronym, spelled_out in tx.ACRONYMS.items():  # "United States" for a source's "US"
+        if any(name in words.split() for words in spelled_out) and re.search(rf"\b{acronym}\b|\b{'.'.join(acronym)}\.", low):
+            return True
     if name.isascii():
         parts = [p for p in re.split(r"[.&-]", name) if p]
         if all(tx.stem(p) in sentence_tokens or p in text.lower() for p in parts):
@@ -152,10 +183,6 @@ def _matching_clauses(words: set[str], zh: bool, sentences: list[_Sentence]) -> 
     return " ".join(clause for score, clause in scored if best and score >= max(1, best - 1))
 
 
-def _same_kind(a: fx.Quantity, b: fx.Quantity) -> bool:
-    return a.kind == b.kind
-
-
 def check_lexical(claim: str, source_text: str) -> CitationCheck:
     """The lexical verdict on `claim` against `source_text` (see the module's docstring)."""
     statement = clean(claim)
@@ -167,7 +194,8 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
     code = "zh" if zh else "en"
     sentences = source_sentences(source_text)
     plain = frozenset().union(*(s.plain for s in sentences)) if sentences else frozenset()
-    names = _names(statement, plain)
+    named = frozenset().union(*(s.names for s in sentences)) if sentences else frozenset()
+    names, openers = _names(statement, plain, named)
     words = tx.content_tokens(statement)
     claim_facts = fx.extract(statement, strict=True)
     ordinary = {w for w in words if w not in {tx.stem(n) for n in names if n.isascii()} and w not in names}
@@ -188,12 +216,17 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
     coverage = _coverage(words, zh, passage)
     hard: list[Reason] = []
     soft: list[Reason] = []
-    hard += _check_amounts(claim_facts, sentences[anchor], passage)
-    hard += _check_dates(claim_facts, sentences[anchor], [*passage, sentences[0]])
+    elsewhere = [s for k, s in enumerate(sentences) if k not in passage_ids and _shares(ordinary, zh, s)]
+    amount_hard, amount_soft = _check_amounts(claim_facts, sentences[anchor], passage, elsewhere)
+    hard += amount_hard
+    soft += amount_soft
+    hard += _check_dates(claim_facts, sentences[anchor], [*passage, sentences[0], *elsewhere])
     ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage)
     hard += ordinal_hard
     soft += ordinal_soft
-    hard += _check_names(names, passage, sentences[0] if sentences else None)
+    acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,6}\b", statement))
+    hard += _check_names(names, passage, sentences[0] if sentences else None, elsewhere, acronyms)
+    soft += _check_names(openers, passage, sentences[0] if sentences else None, elsewhere)
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = tx.negation_count(statement) % 2 != tx.negation_count(matching) % 2
     flip = tx.opposite(statement, matching)
@@ -249,18 +282,28 @@ def _held(claim: fx.Facts, sentence: _Sentence) -> set[int]:
     return out | {offset + k for k, d in enumerate(claim.dates) if any(fx.date_satisfies(d, p) for p in sentence.facts.dates)}
 
 
-def _check_amounts(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]) -> list[Reason]:
-    reasons = []
+def _check_amounts(
+    claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence], elsewhere: list[_Sentence]
+) -> tuple[list[Reason], list[Reason]]:
+    """Each quantity of the claim in the passage; or, when the anchor states no rival value, in a
+    sentence elsewhere that shares the claim's words. A small number word (two men) that is missing
+    makes the claim weak, not unsupported: it is rarely the fact cited."""
+    hard: list[Reason] = []
+    soft: list[Reason] = []
     for q in claim.amounts:
-        holders = [s for s in passage if any(fx.satisfies(q, p) for p in s.facts.quantities)]
-        rivals = [p for p in anchor.facts.quantities if _same_kind(q, p) and not fx.satisfies(q, p)]
+        holders = [s for s in passage if any(fx.satisfies(q, p) for p in fx.candidates(q, s.facts.quantities))]
+        rivals = [p for p in fx.candidates(q, anchor.facts.quantities) if not fx.satisfies(q, p)]
         if holders and (anchor in holders or not rivals):
             continue
+        if not rivals and any(fx.satisfies(q, p) for s in elsewhere for p in s.facts.quantities):
+            continue
+        small_word = q.value <= 10 and bool(re.fullmatch(r"[A-Za-z]+", q.text))
         if rivals:
-            reasons.append(Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals))))
+            reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
         else:
-            reasons.append(Reason("value_absent", said=q.text))
-    return reasons
+            reason = Reason("value_absent", said=q.text)
+        (soft if small_word else hard).append(reason)
+    return hard, soft
 
 
 def _check_dates(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]) -> list[Reason]:
@@ -290,13 +333,27 @@ def _check_ordinals(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]
     return hard, soft
 
 
-def _check_names(names: list[str], passage: list[_Sentence], lead: _Sentence | None) -> list[Reason]:
+def _shares(ordinary: set[str], zh: bool, sentence: _Sentence) -> bool:
+    return any(_word_score(w, zh, sentence.text, sentence.tokens) >= 1 for w in ordinary)
+
+
+def _check_names(
+    names: list[str],
+    passage: list[_Sentence],
+    lead: _Sentence | None,
+    elsewhere: list[_Sentence],
+    acronyms: frozenset[str] = frozenset(),
+) -> list[Reason]:
     text = " ".join(s.text for s in passage)
     tokens = frozenset().union(*(s.tokens for s in passage))
     missing = [n for n in names if not _name_found(n, tokens, text)]
     if missing and lead is not None and lead not in passage and (_REFERS.search(text) or not _own_names(passage, names)):
         # "It", "the company", "该公司", or no subject at all: the passage speaks of what the lead names
         missing = [n for n in missing if not _name_found(n, lead.tokens, lead.text)]
+    if missing and not _own_names(passage, names):  # no rival name in the passage: one said elsewhere
+        missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
+    # An acronym (LFP, IMF) the source uses elsewhere: the passage spells it out, or calls it "it".
+    missing = [n for n in missing if not (n in acronyms and any(_name_found(n, s.tokens, s.text) for s in elsewhere))]
     return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
 
 
@@ -320,7 +377,11 @@ def _check_roles(claim: str, anchor: _Sentence) -> list[Reason]:
         return []
     mine, theirs = tx.token_sequence(claim), anchor.sequence
     ours = set(zip(theirs, theirs[1:], theirs[2:], strict=False))
+    capitals = {tx.stem(w) for w in re.findall(r"\b[A-Z][A-Za-z]+", claim)}
     for a, verb, b in zip(mine, mine[1:], mine[2:], strict=False):
+        english = a.isascii() or b.isascii()
+        if english and not (a in capitals and b in capitals):
+            continue  # in English, who did what to whom is told by names
         if a != b and (b, verb, a) in ours and (a, verb, b) not in ours:
             return [Reason("roles", said=a, found=b)]
     return []

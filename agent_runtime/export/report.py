@@ -3,7 +3,9 @@
 `load_report` refuses, with one message that says what to do, a folder that is not a workspace and
 a run that has no report.md yet. Everything else it reads is optional: run.json gives the language
 (else it is detected from the title or the report), report.citations.json the cited passages
-(a missing or damaged one only loses the hover titles).
+(a missing or damaged one only loses the hover titles). A passage is shown as the support of its
+statement only when the audit found the source supports it; any other is labelled "closest passage —
+not verified" with the reason (`hover_text`).
 
 Every file is read through the workspace's path policy (`sandbox.paths.PathPolicy`), as the live
 view reads them: a link inside the workspace is followed, a link to outside it is refused (an export
@@ -42,7 +44,9 @@ class Report:
     text: str  # report.md as the finalizer wrote it (or as a person edited it since)
     title: str  # the report's first heading, as plain text
     language: str  # a code: "zh", "en", …
-    # Citation number → the passages it was cited for, in document order (report.citations.json).
+    # Citation number → what a reader hovering over it is shown, one per statement it backs, in
+    # document order (report.citations.json): the supporting passage, or a closest passage labelled
+    # "closest passage — not verified" with the reason (`hover_text`).
     passages: dict[int, list[str]] = field(default_factory=dict)
 
 
@@ -67,7 +71,7 @@ def load_report(workspace: Path) -> Report:
     # into text every writer can encode, on one line.
     title = _first_heading(text) or (meta.title if meta else "") or root.name
     title = " ".join(repair_surrogates(title).split())
-    passages = passages_by_number(load_citations(root))
+    passages = hover_texts_by_number(load_citations(root))
     return Report(root, text, title, _language(meta, title, text), passages)
 
 
@@ -134,11 +138,22 @@ def _language(meta: RunMeta | None, title: str, text: str) -> str:
 
 
 # -- report.citations.json ----------------------------------------------------------------------
+PASSAGE_KINDS = ("supporting", "closest")
+NOT_VERIFIED = "closest passage — not verified"  # a passage shown for a citation the check did not confirm
+NO_PASSAGE = "no passage found — not verified"
+REASON_CHARS = 160  # of the first reason, in a hover title
+
+
 @dataclass(frozen=True)
 class Citation:
     """One record of report.citations.json (`citation_audit.citation_records` writes them): the
-    citation [n] of report.md, the source it stands for, the statement it backs, the passage of the
-    source that supports it and where that is (its file and line range), the score and the verdict."""
+    citation [n] of report.md, the source it stands for, the statement it backs, a passage of the
+    source and where that is (its file and line range), the score, the verdict, whether the passage
+    supports the statement (`passage_is`: "supporting") or is only the closest one the check found
+    ("closest"), and the reasons in plain words.
+
+    A file written before `passage_is` existed has none: it is inferred from the verdict (only a
+    "supported" verdict has a supporting passage; a record with no verdict has none either)."""
 
     citation: int
     source: str | None = None
@@ -149,6 +164,40 @@ class Citation:
     score: float | None = None
     verdict: str | None = None
     judged_by: str | None = None
+    passage_is: str = ""  # "supporting" or "closest"; anything else is inferred from the verdict
+    reasons: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.passage_is not in PASSAGE_KINDS:
+            inferred = "supporting" if self.verdict == "supported" else "closest"
+            object.__setattr__(self, "passage_is", inferred)
+
+    @property
+    def verified(self) -> bool:
+        """True only when the check found the source supports the statement: its passage may be
+        shown as the support. Any other record's passage is at most the closest one."""
+        return self.verdict == "supported" and self.passage_is == "supporting"
+
+    @property
+    def reason(self) -> str:
+        """The first reason, as the check wrote it ("" when it gave none)."""
+        return next((r for r in self.reasons if r.strip()), "")
+
+
+def hover_text(item: Citation) -> str:
+    """What a reader pointing at the citation is shown: the passage itself when it supports the
+    statement; else the label "closest passage — not verified", the first reason and the closest
+    passage, so that a passage the check did not confirm is never read as the support. "" for a
+    verified record without a passage (no title)."""
+    if item.verified:
+        return item.passage
+    reason = " ".join(item.reason.split())
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 1].rstrip() + "…"
+    head = NOT_VERIFIED if item.passage.strip() else NO_PASSAGE
+    if reason:
+        head = f"{head}: {reason}"
+    return f"{head} — “{item.passage.strip()}”" if item.passage.strip() else head
 
 
 def load_citations(workspace: Path) -> list[Citation]:
@@ -168,11 +217,20 @@ def load_citations(workspace: Path) -> list[Citation]:
 
 
 def passages_by_number(citations: Iterable[Citation]) -> dict[int, list[str]]:
-    """Citation number → the passages it was cited for, in document order ("" for none)."""
+    """Citation number → the passages it was cited for, in document order ("" for none), whatever
+    their verdict: for a reader, use `hover_texts_by_number`."""
     passages: dict[int, list[str]] = {}
     for item in citations:
         passages.setdefault(item.citation, []).append(item.passage)
     return passages
+
+
+def hover_texts_by_number(citations: Iterable[Citation]) -> dict[int, list[str]]:
+    """Citation number → what a reader hovering over it is shown (`hover_text`), in document order."""
+    texts: dict[int, list[str]] = {}
+    for item in citations:
+        texts.setdefault(item.citation, []).append(hover_text(item))
+    return texts
 
 
 def _number(record: Any) -> int | None:
@@ -192,6 +250,8 @@ def _citation(record: dict[str, Any]) -> Citation:
     if isinstance(lines, list) and len(lines) == 2 and all(type(n) is int for n in lines):
         span = (lines[0], lines[1])
     score = record.get("score")
+    reasons = record.get("reasons")
+    said = reasons if isinstance(reasons, list) else []
     return Citation(
         citation=record["citation"],
         source=text("source"),
@@ -202,6 +262,8 @@ def _citation(record: dict[str, Any]) -> Citation:
         score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
         verdict=text("verdict"),
         judged_by=text("judged_by"),
+        passage_is=text("passage_is") or "",  # absent (an older file) or unknown: from the verdict
+        reasons=tuple(repair_surrogates(r) for r in said if isinstance(r, str)),
     )
 
 

@@ -184,6 +184,42 @@ def _fingerprint(path: Path) -> str:
         return ""
 
 
+_COUNTS = ("checked", "supported", "weak", "unsupported", "effective_citations", "unverified")
+
+
+def _count(value: object) -> int | None:
+    # bool is an int to Python, not a count
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def citation_figures(summary: dict[str, Any]) -> dict[str, Any] | None:
+    """The citation audit's figures of a finished report, from run.json's `summary.citations`
+    (actions/finish.py and `audit` write them): the verdict counts, citation accuracy, effective
+    citations, how many could not be verified and what checked them. None when the run has none
+    (not finished yet, or from before the audit) or they are not counts; a damaged field is None."""
+    given = summary.get("citations")
+    if not isinstance(given, dict) or _count(given.get("checked")) is None:
+        return None
+    figures: dict[str, Any] = {key: _count(given.get(key)) for key in _COUNTS}
+    if figures["unverified"] is None and figures["supported"] is not None:
+        figures["unverified"] = max(0, figures["checked"] - figures["supported"])
+    accuracy = given.get("citation_accuracy")
+    if isinstance(accuracy, bool) or not isinstance(accuracy, int | float) or not 0 <= accuracy <= 1:
+        accuracy = None  # nothing checked (null), or not a share
+    figures["citation_accuracy"] = float(accuracy) if accuracy is not None else None
+    checked_by = given.get("checked_by")
+    figures["checked_by"] = checked_by[:200] if isinstance(checked_by, str) and _utf8(checked_by) else None
+    return figures
+
+
+def unverified_note(status: str, figures: dict[str, Any] | None) -> str | None:
+    """The line "finished with N citations that could not be verified", for a finished run that has some."""
+    unverified = figures.get("unverified") if figures else None
+    if status != "finished" or not unverified:
+        return None
+    return f"finished with {unverified} citation{'s' if unverified != 1 else ''} that could not be verified"
+
+
 def summary(ws_id: str, workspace: Path) -> dict[str, Any]:
     """One workspace's title, status and figures, as the list and the status line show them."""
     problem = None
@@ -202,6 +238,7 @@ def summary(ws_id: str, workspace: Path) -> dict[str, Any]:
     if lock.held and meta is not None:
         elapsed += _seconds_since(meta.updated_at)  # run.json is saved once a step
     settings = meta.settings if meta else {}
+    figures = citation_figures(meta.summary) if meta else None
     return {
         "id": ws_id,
         "folder": workspace.name,
@@ -220,6 +257,8 @@ def summary(ws_id: str, workspace: Path) -> dict[str, Any]:
         "elapsed_text": duration(elapsed),
         "updated_at": meta.updated_at if meta else None,
         "has_report": (workspace / REPORT).is_file(),
+        "citations": figures,  # the citation audit's figures (citation_figures), or None
+        "citation_note": unverified_note(status, figures),
         "versions": {
             OVERALL_DASHBOARD: _fingerprint(workspace / OVERALL_DASHBOARD),
             CURRENT_DASHBOARD: _fingerprint(workspace / CURRENT_DASHBOARD),
@@ -343,7 +382,8 @@ def _opening(text: str) -> str:
 
 def citations(workspace: Path, report: str) -> dict[str, list[dict[str, Any]]]:
     """For each citation number of report.md, what the page shows when it is pointed at: the
-    passages the citation audit kept (report.citations.json), else the opening of the cited
+    passages the citation audit kept (report.citations.json), each with whether it supports the
+    statement (`verified`) or is only the closest passage, and why; else the opening of the cited
     source's snapshot (the source found by the URL of its References entry)."""
     by_id = {record.id: record for record in sources(workspace)}
     by_url = {canonical_url(r.final_url or r.url): r for r in by_id.values()}
@@ -366,6 +406,12 @@ def citations(workspace: Path, report: str) -> dict[str, list[dict[str, Any]]]:
                 "file": item.file,
                 "lines": list(item.lines) if item.lines else None,
                 "verdict": item.verdict,
+                "judged_by": item.judged_by,
+                # Whether the passage may be shown as the support: else it is only the closest one
+                # the check found, shown as "closest passage — not verified" with the first reason.
+                "passage_is": item.passage_is,
+                "verified": item.verified,
+                "reasons": list(item.reasons),
             }
         )
     for number, url in reference_addresses(report).items():  # numbers the audit did not cover
@@ -386,6 +432,10 @@ def citations(workspace: Path, report: str) -> dict[str, list[dict[str, Any]]]:
                 "file": record.snapshot if record else None,
                 "lines": None,
                 "verdict": None,
+                "judged_by": None,
+                "passage_is": "opening",  # no audit record: the opening of the source, no claim
+                "verified": False,
+                "reasons": [],
             }
         ]
     return shown

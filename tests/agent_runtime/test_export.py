@@ -11,6 +11,7 @@ then read as a user's programs read them: the DOCX with python-docx, the PDF's t
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 import shutil
@@ -533,6 +534,135 @@ def test_citations_are_read_in_the_one_format_the_runtime_writes(tmp_path: Path)
     assert export_report(ws, "html").is_file()  # a damaged file loses only the hover titles
 
 
+TWO_CLAIMS = """# Two claims
+
+The network has 134 stations [1]. The network has more than 150 stations [2]†.
+
+## References
+
+1. Network facts. https://a.example/facts (accessed 2026-01-02)
+2. Network plans. https://a.example/plans (accessed 2026-01-02)
+"""
+SUPPORTED = {
+    "citation": 1, "source": "S1", "statement": "The network has 134 stations.", "verdict": "supported",
+    "judged_by": "lexical", "passage": "The network now has 134 stations.", "passage_is": "supporting",
+    "file": "sources/S1.md", "lines": [6, 6], "score": 0.9, "reasons": [],
+}  # fmt: skip
+UNSUPPORTED = {
+    "citation": 2, "source": "S2", "statement": "The network has more than 150 stations.",
+    "verdict": "unsupported", "judged_by": "model:judge-1", "passage": "The plan adds 12 stations by 2030.",
+    "passage_is": "closest", "file": "sources/S2.md", "lines": [8, 8], "score": 0.2,
+    "reasons": ["the source gives 12; the sentence says more than 150", "stations is not in the passage"],
+}  # fmt: skip
+
+
+def cite_titles(page: str) -> dict[int, list[str | None]]:
+    """Citation number → the hover title of each of its marks in an exported page, in order."""
+    titles: dict[int, list[str | None]] = {}
+    for number, title in re.findall(
+        r'<a class="cite" href="#ref-\d+" data-cite="(\d+)"(?: title="([^"]*)")?>', page
+    ):
+        titles.setdefault(int(number), []).append(html.unescape(title) if title else None)
+    return titles
+
+
+def test_an_unverified_citation_is_labelled_not_verified_never_shown_as_its_support(tmp_path: Path) -> None:
+    ws = small_workspace(tmp_path, TWO_CLAIMS)
+    summary = {"checked": 2, "supported": 1, "weak": 0, "unsupported": 1, "citation_accuracy": 0.5,
+               "effective_citations": 1, "unverified": 1, "checked_by": "model:judge-1", "judge": None}  # fmt: skip
+    (ws / "report.citations.json").write_text(
+        json.dumps({"summary": summary, "citations": [SUPPORTED, UNSUPPORTED]})
+    )
+    page = export_report(ws, "html").read_text()
+    titles = cite_titles(page)
+    assert titles[1] == ["The network now has 134 stations."]  # the support, as it is
+    (shown,) = titles[2]
+    assert shown == (
+        "closest passage — not verified: the source gives 12; the sentence says more than 150 "
+        "— “The plan adds 12 stations by 2030.”"
+    )
+    assert 'title="The plan adds 12 stations by 2030."' not in page  # never the bare passage
+    # The † of a forced finalization stays as text right after the citation's link.
+    assert 'data-cite="2" title="closest passage' in page
+    assert re.search(r'data-cite="2"[^>]*>2</a>\]</span>†\.', page)
+    paragraphs = [p.text for p in open_docx(export_report(ws, "docx")).paragraphs]
+    assert "The network has 134 stations [1]. The network has more than 150 stations [2]†." in paragraphs
+
+    # A passage called "supporting" with a verdict that is not "supported" is not shown as support,
+    # nor is a weak one; a closest passage with no reason, or no passage at all, still says so.
+    for changed, expected in [
+        ({"verdict": "weak", "passage_is": "supporting", "reasons": ["12 is not 150"]},
+         "closest passage — not verified: 12 is not 150 — “The plan adds 12 stations by 2030.”"),
+        ({"reasons": []}, "closest passage — not verified — “The plan adds 12 stations by 2030.”"),
+        ({"passage": "", "reasons": ["no passage of the source shares the claim's words"]},
+         "no passage found — not verified: no passage of the source shares the claim's words"),
+    ]:  # fmt: skip
+        record = {**UNSUPPORTED, **changed}
+        (ws / "report.citations.json").write_text(json.dumps({"citations": [SUPPORTED, record]}))
+        assert cite_titles(export_report(ws, "html").read_text())[2] == [expected]
+
+
+def test_an_older_citations_file_without_passage_is_or_reasons_still_loads(tmp_path: Path) -> None:
+    """Files written before the audit said whether a passage supports its statement: it is inferred
+    from the verdict, and only a supported one is shown as the support."""
+    from agent_runtime.export.report import load_citations
+
+    ws = small_workspace(tmp_path, TWO_CLAIMS)
+    old = [
+        {k: v for k, v in record.items() if k not in ("passage_is", "reasons")}
+        for record in (SUPPORTED, UNSUPPORTED)
+    ]
+    no_verdict = {"citation": 2, "statement": "B.", "passage": "Something else."}
+    damaged = {
+        "citation": 2,
+        "passage": "P.",
+        "verdict": "supported",
+        "passage_is": 5,
+        "reasons": "not a list",
+    }
+    mixed = {
+        "citation": 2,
+        "passage": "Q.",
+        "verdict": "unsupported",
+        "passage_is": "maybe",
+        "reasons": [3, "kept", None],
+    }
+    (ws / "report.citations.json").write_text(json.dumps({"citations": [*old, no_verdict, damaged, mixed]}))
+    found = load_citations(ws)
+    assert [(c.citation, c.passage_is, c.verified, c.reasons) for c in found] == [
+        (1, "supporting", True, ()),
+        (2, "closest", False, ()),
+        (2, "closest", False, ()),  # no verdict: nothing says it supports the statement
+        (2, "supporting", True, ()),
+        (2, "closest", False, ("kept",)),
+    ]
+    (ws / "report.citations.json").write_text(json.dumps({"citations": old}))
+    titles = cite_titles(export_report(ws, "html").read_text())
+    assert titles == {
+        1: ["The network now has 134 stations."],
+        2: ["closest passage — not verified — “The plan adds 12 stations by 2030.”"],
+    }
+
+
+def test_the_hover_titles_of_a_real_run_say_which_citations_were_not_verified(
+    english: Path, tmp_path: Path
+) -> None:
+    """The audit's own records: each mark whose record is not supported is labelled, the others
+    show their passage."""
+    records = json.loads((english / "report.citations.json").read_text())["citations"]
+    assert all({"passage_is", "reasons"} <= set(record) for record in records)
+    titles = cite_titles(export_report(english, "html", output=tmp_path / "r.html").read_text())
+    for number, marks in titles.items():
+        own = [r for r in records if r["citation"] == number]
+        if len(own) != len(marks):
+            continue  # the renderer gives every mark the first passage then: see markdown_html._Titles
+        for record, title in zip(own, marks, strict=True):
+            if record["verdict"] == "supported":
+                assert title == short_passage(record["passage"])
+            else:
+                assert title is not None and title.startswith("closest passage — not verified")
+
+
 def test_the_export_module_the_view_reads_citations_with_starts_light() -> None:
     """The view imports the shared reader: it must not pull in the model client (the citation
     audit's module does) or the writers."""
@@ -602,7 +732,9 @@ def test_a_title_with_bytes_that_are_no_utf_8_exports_in_every_format(tmp_path: 
     import os
 
     ws = small_workspace(tmp_path, "No heading, a fact [1].\n", name=os.fsdecode(b"run-\xff"))
-    (ws / "report.citations.json").write_text('{"citations": [{"citation": 1, "passage": "half \\ud83d"}]}')
+    (ws / "report.citations.json").write_text(
+        '{"citations": [{"citation": 1, "passage": "half \\ud83d", "verdict": "supported", "passage_is": "supporting"}]}'
+    )
     page = export_report(ws, "html").read_text()
     assert "<title>run-\ufffd</title>" in page and 'title="half \ufffd"' in page
     assert open_docx(export_report(ws, "docx")).core_properties.title == "run-\ufffd"

@@ -87,14 +87,14 @@ def test_forced_finalization_removes_what_cannot_stand_and_lists_it(ledger: Ledg
     assert "True fact [1]. Invented. Mixed [1]." in body
     assert "NEEDS RESEARCH" not in body and "nowhere.example" not in body and "Link here and" in body
     appendix = final.text.split("## Appendix: problems found at finalization")[1]
-    for needle in (
-        "[S99]",
-        "[S42]",
-        "NEEDS RESEARCH: cost",
-        "https://nowhere.example/x",
-        "https://nowhere.example/y",
-    ):
+    assert (
+        "Code removed from the text: citations of sources no search or visit returned; unresolved markers; "
+        "links no search or visit showed." in appendix
+    )
+    for needle in ("NEEDS RESEARCH: cost", "https://nowhere.example/x", "https://nowhere.example/y"):
         assert needle in appendix
+    assert appendix.count("a citation of a source that no search or visit returned was removed") == 2
+    assert "S99" not in appendix and "S42" not in appendix  # the reader never saw those ids
     assert [r.id for r in final.cited] == ["S3"]
 
 

@@ -106,8 +106,9 @@ def test_a_forced_chinese_report_has_a_chinese_appendix(ledger: Ledger) -> None:
     final = finalize(draft, ledger, force=True, language="zh")
     appendix = final.text.split("## 附录：定稿时发现的问题", 1)[1]
     assert "本报告定稿时以下问题仍未解决" in appendix
-    assert "- [S99] 不是任何搜索或网页访问返回的来源" in appendix
-    assert "- 未解决的标记 [NEEDS RESEARCH: 价格]" in appendix
+    assert "程序从正文中删除了：任何搜索或网页访问都未返回的来源的引用；未解决的标记。" in appendix
+    assert "- 删除了一处引用：其来源未被任何搜索或网页访问返回" in appendix and "S99" not in appendix
+    assert "- 删除了未解决的标记 [NEEDS RESEARCH: 价格]" in appendix
     assert "- 章节“空章节”为空" in appendix
     assert "Appendix" not in final.text
     assert "is not a source" in str(final.problems[0])  # what the agent and run.json are told: English
@@ -120,8 +121,9 @@ def test_the_english_report_is_unchanged(ledger: Ledger) -> None:
     assert final.text.endswith(
         "## References\n\n1. 固态电池白皮书. https://example.org/b (accessed 2026-11-20)\n\n"
         "## Appendix: problems found at finalization\n\n"
-        "This report was finalized with these problems unresolved; the affected citations, markers and "
-        "links were removed.\n\n- [S99] is not a source any search or visit returned\n"
+        "This report was finalized with these problems unresolved. Code removed from the text: citations "
+        "of sources no search or visit returned.\n\n"
+        "- a citation of a source that no search or visit returned was removed\n"
     )
 
 

@@ -91,8 +91,30 @@
     return parts.join(" · ");
   }
 
-  function badge(status) {
-    return el("span", `badge status-${status}`, STATUS_LABEL[status] || status);
+  function badge(status, note) {
+    const shown = el("span", `badge status-${status}`, STATUS_LABEL[status] || status);
+    // A finished run whose report keeps citations the audit could not verify says so on hover.
+    if (note) {
+      shown.classList.add("unverified");
+      shown.title = note;
+    }
+    return shown;
+  }
+
+  // The citation audit's figures (run.json's summary.citations), as one line:
+  // "citations: 12 checked · accuracy 83% · 10 effective".
+  function citationFigures(c) {
+    if (!c) return null;
+    const accuracy = typeof c.citation_accuracy === "number" ? `${Math.round(c.citation_accuracy * 100)}%` : "n/a";
+    const parts = [`citations: ${number(c.checked)} checked`, `accuracy ${accuracy}`];
+    if (typeof c.effective_citations === "number") parts.push(`${number(c.effective_citations)} effective`);
+    return parts.join(" · ");
+  }
+
+  function citationDetail(c) {
+    const counts = ["supported", "weak", "unsupported"].filter((k) => typeof c[k] === "number").map((k) => `${number(c[k])} ${k}`);
+    const by = c.checked_by ? `checked by ${c.checked_by === "lexical" ? "the lexical check" : c.checked_by.replace(/^model:/, "the model ")}` : "";
+    return [counts.join(", "), by].filter(Boolean).join("; ");
   }
 
   function listItem(s) {
@@ -101,7 +123,7 @@
     const link = el("a");
     link.href = `#ws=${encodeURIComponent(s.id)}&tab=${view.tab}`;
     const top = el("div", "ws-top");
-    top.append(el("span", "ws-title", s.title), badge(s.status));
+    top.append(el("span", "ws-title", s.title), badge(s.status, s.citation_note));
     link.append(top, el("div", "ws-figures", figures(s)));
     item.append(link);
     return item;
@@ -227,7 +249,7 @@
     const s = view.summary;
     if (!s) return;
     const line = $("#status-line");
-    line.replaceChildren(badge(s.status));
+    line.replaceChildren(badge(s.status, s.citation_note));
     const parts = [];
     // run.json counts finished steps; while the run works, the step under way is the one shown.
     const step = s.running ? Math.max(s.steps, timeline.lastStep || 0) : s.steps;
@@ -238,6 +260,13 @@
     parts.push(s.elapsed_text);
     if (s.model) parts.push(s.model);
     line.append(el("span", "figures", parts.join(" · ")));
+    const cited = citationFigures(s.citations);
+    if (cited) {
+      const shown = el("span", "citation-figures", cited);
+      shown.title = citationDetail(s.citations);
+      line.append(shown);
+    }
+    if (s.citation_note) line.append(el("span", "unverified-note", s.citation_note));
     if (!s.running && s.stop_reason) line.append(el("span", "reason", s.stop_reason));
   }
 
@@ -474,8 +503,22 @@
       popover.append(el("div", "pop-number", `[${n}]${r.source ? ` · ${r.source}` : ""}`), sourceHeader(r.title, r.url, r.source));
       if (r.verdict) popover.append(el("span", `badge verdict-${r.verdict}`, r.verdict));
       const where = r.file ? `${r.file}${r.lines ? `, lines ${r.lines[0]}–${r.lines[1]}` : ""}` : "";
-      popover.append(el("div", "pop-label", r.statement ? `Passage${where ? ` (${where})` : ""}` : `Opening of the source${where ? ` (${where})` : ""}`));
-      popover.append(el("blockquote", "pop-passage", r.passage || "(no saved text)"));
+      const at = where ? ` (${where})` : "";
+      if (!r.statement) {
+        // No audit record: the opening of the source, which claims nothing.
+        popover.append(el("div", "pop-label", `Opening of the source${at}`));
+        popover.append(el("blockquote", "pop-passage", r.passage || "(no saved text)"));
+      } else if (r.verified) {
+        popover.append(el("div", "pop-label", `Supporting passage${at}`));
+        popover.append(el("blockquote", "pop-passage", r.passage || "(no saved text)"));
+      } else {
+        // The check did not confirm the statement: the passage is only the closest one it found,
+        // never to be read as the support.
+        const reason = (r.reasons || []).find((text) => text && text.trim()) || "";
+        popover.append(el("div", "pop-label not-verified", r.passage ? `closest passage — not verified${at}` : "no passage found — not verified"));
+        if (reason) popover.append(el("div", "pop-reason", reason));
+        if (r.passage) popover.append(el("blockquote", "pop-passage closest", r.passage));
+      }
     }
     place(anchor);
   }

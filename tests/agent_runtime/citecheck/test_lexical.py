@@ -209,7 +209,9 @@ def test_another_ordinal_is_unsupported(claim: str, source: str) -> None:
     ("claim", "source", "verdict"),
     [
         ("Lyon hosted the event in 2019.", "Paris hosted the event in 2019. Lyon hosted it in 2021.", "unsupported"),
-        ("Tokyo hosted the summit.", "Osaka hosted the summit.", "unsupported"),
+        ("Tokyo hosted the summit.", "Osaka hosted the summit.", "weak"),  # maybe an opener: not proof
+        ("The summit was hosted by Tokyo.", "The summit was hosted by Osaka.", "unsupported"),
+        ("**Safety**: the reactor passed its tests.", "The reactor passed its tests in May.", "supported"),
         ("Norwegians voted against the plan.", "Norway voted against the plan.", "supported"),
         ("Officials said the road will reopen in June.", "The road will reopen in June, the ministry said.", "supported"),
         ("该会议在上海举行。", "该会议在北京举行。", "unsupported"),

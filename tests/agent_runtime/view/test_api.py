@@ -4,6 +4,7 @@ meanwhile)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from starlette.testclient import TestClient
@@ -151,3 +152,95 @@ def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_nor_saved(client: T
     assert target.read_text() == long_text
     too_long = client.post("/api/dashboards/overall_dashboard.md?ws=ssb", json={"content": long_text}, headers=AUTH)
     assert too_long.status_code == 400 and "2,000,000 bytes" in too_long.json()["error"]
+
+
+FIGURES = {
+    "checked": 4, "supported": 2, "weak": 1, "unsupported": 1, "citation_accuracy": 0.5,
+    "effective_citations": 2, "unverified": 2, "checked_by": "model:judge-1",
+}  # fmt: skip
+
+
+def finish(runs: Path, citations: object, status: str = "finished") -> None:
+    """The workspace's run.json as the finish writes it: the audit's figures in summary.citations."""
+    run_file = runs / "ssb" / ".runtime" / "run.json"
+    meta = json.loads(run_file.read_text())
+    meta.update(status=status, stop_reason=None)
+    meta["summary"] = {"steps": 5, "sources_cited": 2, "citations": citations}
+    run_file.write_text(json.dumps(meta))
+
+
+def test_the_summary_gives_the_citation_figures_of_the_finished_report(client: TestClient, runs: Path) -> None:
+    before = client.get("/api/summary?ws=ssb", headers=AUTH).json()
+    assert before["citations"] is None and before["citation_note"] is None  # no audit yet
+    finish(runs, FIGURES)
+    summary = client.get("/api/summary?ws=ssb", headers=AUTH).json()
+    assert summary["status"] == "finished"
+    assert summary["citations"] == FIGURES
+    assert summary["citation_note"] == "finished with 2 citations that could not be verified"
+    listed = client.get("/api/workspaces", headers=AUTH).json()["workspaces"][0]
+    assert listed["citations"] == FIGURES and listed["citation_note"] == summary["citation_note"]
+
+    finish(runs, {**FIGURES, "supported": 3, "unverified": 1})
+    assert client.get("/api/summary?ws=ssb", headers=AUTH).json()["citation_note"] == (
+        "finished with 1 citation that could not be verified"
+    )
+    finish(runs, {**FIGURES, "supported": 4, "weak": 0, "unsupported": 0, "unverified": 0, "citation_accuracy": 1.0})
+    assert client.get("/api/summary?ws=ssb", headers=AUTH).json()["citation_note"] is None
+    finish(runs, FIGURES, status="stopped")  # only a finished run's report is said to be finished so
+    assert client.get("/api/summary?ws=ssb", headers=AUTH).json()["citation_note"] is None
+
+
+def test_damaged_citation_figures_are_left_out(client: TestClient, runs: Path) -> None:
+    for damaged in ("12 checked", {"checked": "4"}, {"checked": True}, {"checked": -1}, []):
+        finish(runs, damaged)
+        assert client.get("/api/summary?ws=ssb", headers=AUTH).json()["citations"] is None
+    finish(runs, {"checked": 0, "citation_accuracy": None, "checked_by": "lexical"})  # nothing was cited
+    assert client.get("/api/summary?ws=ssb", headers=AUTH).json()["citations"] == {
+        "checked": 0, "supported": None, "weak": None, "unsupported": None, "citation_accuracy": None,
+        "effective_citations": None, "unverified": None, "checked_by": "lexical",
+    }  # fmt: skip
+    # Without "unverified" (an older run.json) it is the checked pairs that were not supported.
+    finish(runs, {"checked": 4, "supported": 3, "citation_accuracy": 7, "checked_by": 3})
+    figures = client.get("/api/summary?ws=ssb", headers=AUTH).json()["citations"]
+    assert (figures["unverified"], figures["citation_accuracy"], figures["checked_by"]) == (1, None, None)
+
+
+def test_a_citation_the_check_did_not_confirm_shows_its_closest_passage_as_not_verified(
+    client: TestClient, runs: Path
+) -> None:
+    (runs / "ssb" / "report.md").write_text(
+        "# Solid-state batteries\n\nCells cost 180 dollars per kWh in 2026 [1]. Cells cost 90 dollars [1]†.\n\n"
+        "## References\n\n1. Page costs. https://example.org/costs (accessed 2026-01-01)\n"
+    )
+    supported = {
+        "citation": 1, "source": "S1", "statement": "Cells cost 180 dollars per kWh in 2026.", "verdict": "supported",
+        "judged_by": "lexical", "passage": "Cells cost 180 dollars per kWh in 2026.", "passage_is": "supporting",
+        "file": "sources/S1.md", "lines": [5, 5], "score": 1.0, "reasons": [],
+    }  # fmt: skip
+    unsupported = {
+        **supported, "statement": "Cells cost 90 dollars.", "verdict": "unsupported", "judged_by": "model:judge-1",
+        "passage_is": "closest", "score": 0.4, "reasons": ["the source gives 180; the sentence says 90", "other"],
+    }  # fmt: skip
+    (runs / "ssb" / "report.citations.json").write_text(json.dumps({"citations": [supported, unsupported]}))
+    report = client.get("/api/report?ws=ssb", headers=AUTH).json()
+    first, second = report["citations"]["1"]
+    assert (first["verified"], first["passage_is"], first["reasons"]) == (True, "supporting", [])
+    assert (second["verified"], second["passage_is"]) == (False, "closest")
+    assert second["reasons"] == ["the source gives 180; the sentence says 90", "other"]
+    assert second["judged_by"] == "model:judge-1" and second["verdict"] == "unsupported"
+    # The † the finalization added stays as text after the citation's link.
+    assert '<a class="cite" href="#ref-1" data-cite="1">1</a>]</span>†.' in report["html"]
+
+    # A supporting passage with a verdict that is not "supported" is not verified either.
+    weak = {**supported, "verdict": "weak"}
+    (runs / "ssb" / "report.citations.json").write_text(json.dumps({"citations": [weak]}))
+    only = client.get("/api/report?ws=ssb", headers=AUTH).json()["citations"]["1"][0]
+    assert only["verified"] is False
+
+
+def test_an_older_citations_file_is_read_by_its_verdicts(client: TestClient) -> None:
+    """The fixture's record has no passage_is nor reasons (written before the audit said them)."""
+    first = client.get("/api/report?ws=ssb", headers=AUTH).json()["citations"]["1"][0]
+    assert (first["verified"], first["passage_is"], first["reasons"]) == (True, "supporting", [])
+    second = client.get("/api/report?ws=ssb", headers=AUTH).json()["citations"]["2"][0]
+    assert (second["verified"], second["passage_is"]) == (False, "opening")  # no record: the source's opening

@@ -301,3 +301,76 @@ def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_in_the_page(
             assert page.locator('.dashboard[data-name="overall_dashboard.md"] button.edit').is_enabled()
         finally:
             browser.close()
+
+
+def test_the_page_gives_the_citation_figures_and_never_shows_a_closest_passage_as_support(
+    tmp_path: Path, view_process: Callable[..., RunningView]
+) -> None:
+    """A finished run whose report keeps one citation the audit could not verify (marked †): the
+    status line gives the figures and says so; pointing at that citation shows the closest passage
+    labelled "not verified" with its reason, pointing at the other shows its supporting passage."""
+    runs = tmp_path / "runs"
+    workspace = make_workspace(runs / "ssb")
+    (workspace / "report.md").write_text(
+        "# Solid-state batteries\n\nCells cost 180 dollars per kWh in 2026 [1].\n\n"
+        "Readers say cells cost 90 dollars [2]†.\n\n## References\n\n"
+        "1. Page costs. https://example.org/costs (accessed 2026-01-01)\n"
+        "2. Page forum. https://example.org/forum (accessed 2026-01-01)\n"
+    )
+    supported = {
+        "citation": 1, "source": "S1", "statement": "Cells cost 180 dollars per kWh in 2026.", "verdict": "supported",
+        "judged_by": "lexical", "passage": "Cells cost 180 dollars per kWh in 2026.", "passage_is": "supporting",
+        "file": "sources/S1.md", "lines": [5, 5], "score": 1.0, "reasons": [],
+    }  # fmt: skip
+    unsupported = {
+        "citation": 2, "source": "S2", "statement": "Readers say cells cost 90 dollars.", "verdict": "unsupported",
+        "judged_by": "lexical", "passage": "Another reader answered that pilot lines exist today.",
+        "passage_is": "closest", "file": "sources/S2.md", "lines": [7, 7], "score": 0.1,
+        "reasons": ["90 is not in the source's passage", "dollars is not in the source's passage"],
+    }  # fmt: skip
+    figures = {"checked": 2, "supported": 1, "weak": 0, "unsupported": 1, "citation_accuracy": 0.5,
+               "effective_citations": 1, "unverified": 1, "checked_by": "lexical"}  # fmt: skip
+    (workspace / "report.citations.json").write_text(
+        json.dumps({"summary": {**figures, "judge": None}, "citations": [supported, unsupported]})
+    )
+    run_file = workspace / ".runtime" / "run.json"
+    meta = json.loads(run_file.read_text())
+    meta.update(status="finished", stop_reason=None, summary={"steps": 5, "citations": figures})
+    run_file.write_text(json.dumps(meta))
+    view = view_process(runs, cli_env())
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(view.url)
+            page.wait_for_selector("#status-line .status-finished")
+            line = page.locator("#status-line")
+            assert line.locator(".citation-figures").inner_text() == "citations: 2 checked · accuracy 50% · 1 effective"
+            note = "finished with 1 citation that could not be verified"
+            assert line.locator(".unverified-note").inner_text() == note
+            assert line.locator(".badge").get_attribute("title") == note
+            assert page.locator("#workspace-list .badge").get_attribute("title") == note
+
+            page.click("#tabs button[data-tab=report]")
+            popover = page.locator("#popover")
+            page.locator("#report-doc a.cite[data-cite='2']").hover()
+            popover.wait_for(state="visible")
+            shown = popover.inner_text()
+            assert "closest passage — not verified" in shown and "90 is not in the source's passage" in shown
+            assert "Another reader answered that pilot lines exist today." in shown
+            assert "Supporting passage" not in shown and "dollars is not in" not in shown  # the first reason only
+            assert popover.locator(".pop-passage.closest").count() == 1
+            assert "†" in page.locator("#report-doc p", has_text="90 dollars").inner_text()
+
+            page.mouse.move(5, 5)
+            popover.wait_for(state="hidden")
+            page.locator("#report-doc a.cite[data-cite='1']").hover()
+            popover.wait_for(state="visible")
+            shown = popover.inner_text()
+            assert "Supporting passage (sources/S1.md, lines 5–5)" in shown and "not verified" not in shown
+            assert "Cells cost 180 dollars per kWh in 2026." in shown
+            assert not errors, errors
+        finally:
+            browser.close()
