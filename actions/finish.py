@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 
-from agent_runtime import citation_audit
+from agent_runtime.citation_audit import JudgeAnswers, audit, citation_records, flags, judge_pairs, summary
+from agent_runtime.citation_audit import problems as citation_problems
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError
 from agent_runtime.finalize import finalize, find_problems, strip_references
@@ -104,16 +105,17 @@ async def all_finished(
     meta = ctx.meta
     problems = find_problems(draft, ledger)
     sources = ctx.workspace.root / SOURCES
-    pairs = citation_audit.audit(strip_references(draft), ledger, sources)
+    pairs = audit(strip_references(draft), ledger, sources)
     last_try = meta.finish_refusals >= MAX_REFUSALS - 1
     judged = None
     if ctx.settings.verify_citations == "model" and (not problems or last_try) and not ctx.budget_nearly_spent():
-        judged = await citation_audit.judge_pairs(
-            pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c)
+        answers = ctx.services.get(JudgeAnswers, JudgeAnswers)
+        judged = await judge_pairs(
+            pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c), answers
         )
         if judged.failed_calls:
             ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
-    not_stated = citation_audit.problems(pairs)
+    not_stated = citation_problems(pairs)
     if (problems or not_stated) and not last_try and not ctx.budget_nearly_spent():
         meta.finish_refusals += 1
         listing = "\n".join(f"- {problem}" for problem in [*problems, *not_stated])
@@ -135,15 +137,15 @@ async def all_finished(
         ledger,
         force=bool(problems or not_stated),
         language=ctx.settings.language,
-        flags=citation_audit.flags(pairs),
+        flags=flags(pairs),
     )
     target = ctx.workspace.root / REPORT
     if path is None or path == target:  # what was checked stays readable next to report.md
         atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(target, final.text)
     numbers = {record.id: number for number, record in enumerate(final.cited, start=1)}
-    records = citation_audit.citation_records(pairs, numbers, ledger)
-    figures = citation_audit.summary(pairs, numbers, judged)
+    records = citation_records(pairs, numbers, ledger)
+    figures = summary(pairs, numbers, judged)
     atomic_write_text(
         ctx.workspace.root / CITATIONS_FILE,
         json.dumps({"summary": figures, "citations": records}, ensure_ascii=False, indent=2) + "\n",

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent_runtime import citation_audit
+import agent_runtime.citation_audit as citation_audit
 from agent_runtime import language as lang
 from agent_runtime.citecheck.figures import describe
 from agent_runtime.errors import EXIT_BUDGET, WorkspaceError

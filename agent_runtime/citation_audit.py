@@ -14,6 +14,7 @@ the search snippet of a source never read).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agent_runtime.citecheck import CitationCheck, check_citation
 from agent_runtime.citecheck.claims import claims
 from agent_runtime.citecheck.figures import fact_figures
-from agent_runtime.citecheck.judge import BATCH, ask_judge
+from agent_runtime.citecheck.judge import BATCH, Judgement, ask_judge
 from agent_runtime.errors import ModelError
 from agent_runtime.finalize import Flag, Problem
 from agent_runtime.ledger import Ledger, SourceRecord, split_front_matter
@@ -53,6 +54,12 @@ class CitedPair:
     def file_lines(self) -> tuple[int, int]:
         first, last = self.check.lines
         return (first + self.offset, last + self.offset) if first else (0, 0)
+
+
+class JudgeAnswers(dict[tuple[str, str, str], Judgement]):
+    """The judge's answers of one run, by (model, digest of the source's text, claim): a refused
+    report is checked again after the agent's fix, and only the claims it changed are sent again.
+    One per run, kept in the run's services."""
 
 
 @dataclass
@@ -104,19 +111,34 @@ def audit(draft: str, ledger: Ledger, sources_dir: Path) -> list[CitedPair]:
 
 
 async def judge_pairs(
-    pairs: list[CitedPair], ledger: Ledger, sources_dir: Path, model: Model, prompts: Prompts, on_usage: UsageSink
+    pairs: list[CitedPair],
+    ledger: Ledger,
+    sources_dir: Path,
+    model: Model,
+    prompts: Prompts,
+    on_usage: UsageSink,
+    answers: JudgeAnswers | None = None,
 ) -> JudgeRun:
     """Every pair to the judge, per source, BATCH claims a call. A call that fails, or a reply that
     gives no verdict for a claim, leaves that claim's lexical verdict."""
     run = JudgeRun(getattr(model, "name", "model"))
+    answers = JudgeAnswers() if answers is None else answers
     by_source: dict[str, list[CitedPair]] = {}
     for pair in pairs:
         if pair.check.reasons and pair.check.reasons[0].kind in ("no_words", "empty_source"):
             continue  # nothing a judge could read
         by_source.setdefault(pair.source_id, []).append(pair)
-    for source_id, items in by_source.items():
+    for source_id, all_items in by_source.items():
         record = ledger.get(source_id)
         text, _ = source_text(record, sources_dir) if record else ("", 0)
+        digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
+        items = []
+        for pair in all_items:
+            known = answers.get((run.model, digest, pair.statement))
+            if known is None:
+                items.append(pair)
+            else:
+                _apply(pair, text, known, run)
         for start in range(0, len(items), BATCH):
             batch = items[start : start + BATCH]
             try:
@@ -132,12 +154,17 @@ async def judge_pairs(
             for pair, judgement in zip(batch, judgements, strict=True):
                 if judgement is None:
                     continue
-                pair.check = check_citation(pair.statement, text, judge=judgement)
-                if pair.check.judged_by == "lexical":
-                    run.quotes_rejected += 1
-                else:
-                    run.pairs_judged += 1
+                answers[(run.model, digest, pair.statement)] = judgement
+                _apply(pair, text, judgement, run)
     return run
+
+
+def _apply(pair: CitedPair, text: str, judgement: Judgement, run: JudgeRun) -> None:
+    pair.check = check_citation(pair.statement, text, judge=judgement)
+    if pair.check.judged_by == "lexical":
+        run.quotes_rejected += 1
+    else:
+        run.pairs_judged += 1
 
 
 def _short(text: str) -> str:

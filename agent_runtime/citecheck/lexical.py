@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from agent_runtime.citecheck import facts as fx
-from agent_runtime.citecheck import text as tx
+import agent_runtime.citecheck.facts as fx
+import agent_runtime.citecheck.text as tx
 from agent_runtime.citecheck.claims import clean, sentence_spans
 from agent_runtime.citecheck.verdict import CitationCheck, Reason, Verdict
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent_runtime import language as lang
+from agent_runtime.language import DEFAULT, text
 
 Verdict = Literal["supported", "weak", "unsupported"]
 VERDICTS: tuple[Verdict, ...] = ("supported", "weak", "unsupported")
@@ -28,10 +28,10 @@ class Reason:
     detail: str = ""  # a share, a judge's model or words
 
     def text(self, language: str | None = None) -> str:
-        return lang.text(language, f"reason.{self.kind}", said=self.said, found=self.found, detail=self.detail)
+        return text(language, f"reason.{self.kind}", said=self.said, found=self.found, detail=self.detail)
 
     def __str__(self) -> str:
-        return self.text(lang.DEFAULT)
+        return self.text(DEFAULT)
 
 
 @dataclass
