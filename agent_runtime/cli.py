@@ -170,8 +170,9 @@ def _print_outcome(result: RunResult) -> None:
         figures += "; " + describe(citations)
     if result.status == "finished":
         unverified = citations.get("unverified", 0) if isinstance(citations, dict) else 0
-        also = f" with {unverified} citations that could not be verified" if unverified else ""
-        print(f"Finished{also}: {result.report_path or '(no report path)'} — {figures}")
+        plural = "citation" if unverified == 1 else "citations"
+        also = f", finished with {unverified} {plural} that could not be verified" if unverified else ""
+        print(f"Finished: {result.report_path or '(no report path)'}{also} — {figures}")
         if result.result:
             print(result.result)
     else:

@@ -16,6 +16,7 @@ from tests.conftest import cli_env, run_cli
 CORPUS = Path(__file__).parent / "data" / "cjk_corpus" / "docs"
 TITLE = "固态电池的产业化进展"
 RESULT_LINE = re.compile(r"^\[(S\d+)\] ", re.M)
+SOLID_STATE = re.compile(r"^\[(S\d+)\] 固态电池的产业化进程", re.M)
 
 
 def test_a_research_in_chinese(tmp_path: Path) -> None:
@@ -35,8 +36,8 @@ def test_a_research_in_chinese(tmp_path: Path) -> None:
             return reply(call("web_search", query="电池", max_results=5))
         if len(observations) == 1:
             seen["search"] = observations[0]
-            ids = RESULT_LINE.findall(observations[0])
-            chapter = f"## 产业化进展\n\n固态电池的成本正在下降 [{ids[0]}]。\n"
+            ids = SOLID_STATE.findall(observations[0])  # the result that states the sentence
+            chapter = f"## 产业化进展\n\n多家企业宣布，半固态电池已经在2026年小批量装车 [{ids[0]}]。\n"
             seen["chapter"] = chapter
             return reply(
                 call(
@@ -58,5 +59,6 @@ def test_a_research_in_chinese(tmp_path: Path) -> None:
     assert RESULT_LINE.findall(seen["search"]), seen["search"]  # 电池 found inside sentences
     assert "电池" in seen["search"]
     report = (ws / "report.md").read_text()
-    assert report.startswith(f"# {TITLE}\n\n## 产业化进展\n\n固态电池的成本正在下降 [1]。")
+    assert report.startswith(f"# {TITLE}\n\n## 产业化进展\n\n多家企业宣布，半固态电池已经在2026年小批量装车 [1]。")
+    assert "附录" not in report  # the sentence is what its source says: nothing flagged
     assert "## 参考文献" in report and "## References" not in report

@@ -70,7 +70,9 @@ async def test_after_three_tries_the_report_is_finalized_with_an_appendix(tmp_pa
     )
     assert "First [1]. Invented." in report
     appendix = report.split("## Appendix: problems found at finalization")[1]
-    assert "[S9]" in appendix and "NEEDS RESEARCH: figures" in appendix and "'B' is empty" in appendix
+    assert "a citation of a source that no search or visit returned was removed" in appendix
+    assert "S9" not in appendix  # the reader never saw that id
+    assert "NEEDS RESEARCH: figures" in appendix and "'B' is empty" in appendix
     assert result.report_problems and any("S9" in p for p in result.report_problems)
 
 

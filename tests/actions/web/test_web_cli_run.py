@@ -30,7 +30,8 @@ def research_script(workspace: Path, query: str) -> tuple[Callable[..., Reply], 
 
     def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
         tool_texts = [str(m.get("content")) for m in messages if m.get("role") == "tool"]
-        observations[:] = tool_texts
+        if tools:  # not the citation judge's call (no tools), which sees no observations
+            observations[:] = tool_texts
         if not tool_texts:
             return reply(call("web_search", query=query, max_results=5))
         if len(tool_texts) == 1:
