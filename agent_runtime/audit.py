@@ -92,7 +92,15 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
             return 0
         judged = None
         used = [0, 0]
-        if settings.verify_citations == "model":
+        use_judge = settings.verify_citations == "model"
+        if use_judge and not (settings.api_key or settings.base_url) and "verify_citations" not in flags:
+            use_judge = False  # the judge is the default only where a model is configured
+            print(
+                "No model is configured (OPENAI_API_KEY or --base-url), so only the lexical pass checks "
+                "the citations; give one to let the model judge every pair.",
+                file=out,
+            )
+        if use_judge:
 
             def count(prompt_tokens: int, completion_tokens: int) -> None:
                 used[0] += prompt_tokens
@@ -122,7 +130,8 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
     if judged is not None:
         print(
             f"judge {judged.model}: {judged.pairs_judged} pairs judged in {judged.calls} calls, "
-            f"{judged.quotes_rejected} quotes not found in the source, {judged.failed_calls} failed calls; "
+            f"{judged.quotes_rejected} quotes not found in the source, {judged.unanswered} claims unanswered, "
+            f"{judged.failed_calls} failed calls; "
             f"{used[0]:,} tokens in, {used[1]:,} out",
             file=out,
         )

@@ -69,6 +69,7 @@ class JudgeRun:
     model: str
     pairs_judged: int = 0
     quotes_rejected: int = 0
+    unanswered: int = 0  # claims a reply gave no readable verdict for (not JSON, missing, unknown word)
     calls: int = 0
     failed_calls: int = 0
     errors: list[str] = field(default_factory=list)
@@ -76,7 +77,7 @@ class JudgeRun:
     def as_dict(self) -> dict[str, Any]:
         return {
             "model": self.model, "pairs_judged": self.pairs_judged, "quotes_rejected": self.quotes_rejected,
-            "calls": self.calls, "failed_calls": self.failed_calls, "errors": self.errors[:5],
+            "unanswered": self.unanswered, "calls": self.calls, "failed_calls": self.failed_calls, "errors": self.errors[:5],
         }  # fmt: skip
 
 
@@ -153,6 +154,7 @@ async def judge_pairs(
             on_usage(prompt_tokens, completion_tokens)
             for pair, judgement in zip(batch, judgements, strict=True):
                 if judgement is None:
+                    run.unanswered += 1
                     continue
                 answers[(run.model, digest, pair.statement)] = judgement
                 _apply(pair, text, judgement, run)

@@ -83,9 +83,11 @@ def report(name: str, pairs: list[dict[str, Any]], verdicts: list[str]) -> None:
                 print(f"numbers, dates, bounds, negations, entity swaps ({lang}): caught {sum(v != 'supported' for v in sub) / len(sub):.0%}")
 
 
-def judged(pairs: list[dict[str, Any]], honest: bool) -> list[str]:
+def judged(pairs: list[dict[str, Any]], honest: bool, credulous: bool = False) -> list[str]:
     """The verdicts through the judge path, with a scripted judge: `honest` answers from the labels
-    and quotes the closest passage's first sentence; otherwise it invents every quote."""
+    and quotes the source's sentence closest to the claim; otherwise it invents every quote. A
+    `credulous` one says "supported" to everything and quotes that closest sentence: the quote check
+    cannot catch it (the quote is real), which is what a weak judge model costs."""
     from agent_runtime.citation_audit import CitedPair, judge_pairs
     from agent_runtime.ledger import Ledger
     from agent_runtime.prompts import Prompts
@@ -106,7 +108,7 @@ def judged(pairs: list[dict[str, Any]], honest: bool) -> list[str]:
             for sentence in source_sentences(source):
                 if len(set(sentence.text) & set(claim)) > len(set(quote) & set(claim)):
                     quote = sentence.text
-            verdict = "supported" if pair and pair["label"] == "supported" else "contradicted"
+            verdict = "supported" if credulous or (pair and pair["label"] == "supported") else "contradicted"
             answers.append({"claim": int(number), "verdict": verdict, "quote": quote if honest else "An invented sentence."})
         return reply(content=json.dumps({"verdicts": answers}))
 
@@ -134,6 +136,10 @@ def main() -> None:
         print(f"{elapsed / len(pairs) * 100 * 1000:.0f} ms per 100 pairs (jieba's dictionary loads once, ~1 s, on first Chinese use)")
         if name != "earlier":
             report(f"{name}, a scripted judge that quotes the source", pairs, judged(pairs, honest=True))
+            credulous = judged(pairs, honest=True, credulous=True)
+            passed = sum(v == "supported" for p, v in zip(pairs, credulous, strict=True) if p["label"] != "supported")
+            wrong = sum(p["label"] != "supported" for p in pairs)
+            print(f"a judge that says supported to everything, quoting a real sentence: {passed}/{wrong} wrong claims pass")
             lying = judged(pairs, honest=False)
             same = sum(a == b.verdict for a, b in zip(lying, results, strict=True))
             print(f"a judge that invents its quotes: {same}/{len(pairs)} verdicts left as the lexical pass gave them")

@@ -235,3 +235,90 @@ async def test_audit_rechecks_an_edited_report(tmp_path: Path) -> None:
     fixed = report.read_text()
     assert "†" not in fixed and "## Appendix" not in fixed
     assert workspace_state(ws)["summary"]["citations"]["citation_accuracy"] == 1.0
+
+
+async def test_a_judge_reply_that_is_not_json_leaves_the_lexical_verdicts(tmp_path: Path) -> None:
+    folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
+    ws = tmp_path / "ws"
+    research_script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 14% in 2026 [{id}]."])
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        if str(messages[0]["content"]).startswith(JUDGE):
+            return reply(content="I think claim 1 is probably fine.")
+        return research_script(messages, tools)
+
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)
+    assert result.status == "finished", result.reason
+    data = json.loads((ws / "report.citations.json").read_text())
+    assert data["citations"][0]["verdict"] == "supported" and data["citations"][0]["judged_by"] == "lexical"
+    assert data["summary"]["judge"]["unanswered"] == 1 and data["summary"]["checked_by"] == "lexical"
+
+
+async def test_a_refused_report_sends_only_its_changed_claims_to_the_judge_again(tmp_path: Path) -> None:
+    source = "Analysts said sodium-ion cell costs fell 14% in 2026."
+    folder = corpus(tmp_path, f"# Cell costs\n\n{source}\n\nDemand grew in Europe.\n")
+    ws = tmp_path / "ws"
+    research_script, state = research(ws, "sodium-ion cell costs", [
+        "Demand grew in Europe [{id}]. Sodium-ion cell costs fell 41% in 2026 [{id}].",
+        "Demand grew in Europe [{id}]. Sodium-ion cell costs fell 14% in 2026 [{id}].",
+    ])  # fmt: skip
+    asked: list[list[str]] = []
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        prompt = str(messages[0]["content"])
+        if prompt.startswith(JUDGE):
+            claims = re.findall(r"^Claim \d+: (.*)$", prompt, re.M)
+            asked.append(claims)
+            answers = [
+                {"claim": n, "verdict": "contradicted" if "41%" in c else "supported",
+                 "quote": source if "cell costs" in c else "Demand grew in Europe."}
+                for n, c in enumerate(claims, 1)
+            ]  # fmt: skip
+            return reply(content=json.dumps({"verdicts": answers}))
+        return research_script(messages, tools)
+
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)
+    assert result.status == "finished", result.reason
+    assert "judged that the source contradicts it" in state["told"][0]
+    assert asked == [
+        ["Demand grew in Europe.", "Sodium-ion cell costs fell 41% in 2026."],
+        ["Sodium-ion cell costs fell 14% in 2026."],  # the unchanged claim's answer is kept
+    ]
+    data = json.loads((ws / "report.citations.json").read_text())
+    assert [r["verdict"] for r in data["citations"]] == ["supported", "supported"]
+
+
+def test_audit_through_the_cli(tmp_path: Path) -> None:
+    import asyncio
+
+    from tests.conftest import cli_env, run_cli
+
+    folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
+    ws = tmp_path / "ws"
+    script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 14% in 2026 [{id}]."])
+    result, _ = asyncio.run(start_run(tmp_path, script, search="local", corpus=folder, verify_citations="lexical"))
+    assert result.status == "finished", result.reason
+    report = ws / "report.md"
+    report.write_text(report.read_text().replace("fell 14% in 2026 [1].", "fell 40% in 2026 [1]."))
+    done = run_cli(["audit", str(ws), "--verify-citations", "lexical"], cli_env(), cwd=tmp_path)
+    assert done.code == 3, done.stderr
+    assert "citations: 1 checked (lexical): 0 supported, 0 weak, 1 unsupported" in done.stdout
+    assert "[1]† “Sodium-ion cell costs fell 40% in 2026.”" in done.stdout
+    missing = run_cli(["audit", str(tmp_path / "nowhere")], cli_env(), cwd=tmp_path)
+    assert missing.code == 1 and "does not exist" in missing.stderr and "Traceback" not in missing.stderr
+
+
+async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path) -> None:
+    import io
+
+    from agent_runtime.audit import audit_workspace
+
+    folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
+    ws = tmp_path / "ws"
+    script, _ = research(ws, "sodium-ion cell costs", ["Sodium-ion cell costs fell 14% in 2026 [{id}]."])
+    result, _ = await start_run(tmp_path, script, search="local", corpus=folder)  # stored: model, the default
+    assert result.status == "finished", result.reason
+    out = io.StringIO()
+    assert await audit_workspace(ws, {"api_key": None, "base_url": None}, None, out) == 0
+    assert "only the lexical pass checks the citations" in out.getvalue()
+    assert "1 checked (lexical): 1 supported" in out.getvalue()

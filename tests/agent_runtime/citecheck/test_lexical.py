@@ -283,3 +283,22 @@ def test_earlier_labelled_set_targets() -> None:
     for kind in ("changed_number", "swapped_name", "wrong_source"):
         assert 1 - share((kind,), "supported") >= 0.90, kind
     assert share(("verbatim", "paraphrase", "reformatted"), "unsupported") <= 0.10
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("约两成受访者表示支持。", "调查显示，20%的受访者表示支持。"),
+        ("该市绿地覆盖率达到百分之三十。", "该市绿地覆盖率达到30%。"),
+        ("该馆于二〇一九年对外开放。", "该馆于2019年对外开放。"),
+        ("全市共有充电桩三千个。", "全市共有充电桩3000个。"),
+        ("中国是东盟第一大贸易伙伴。", "我国是东盟第一大贸易伙伴。"),
+    ],
+)
+def test_chinese_number_and_word_forms(claim: str, source: str) -> None:
+    assert check_citation(claim, source).verdict == "supported", claim
+
+
+def test_chinese_words_are_segmented_not_matched_by_characters() -> None:
+    # 成本上升 is one jieba word: its opposite is still found, and a Chinese name is a whole word.
+    assert check_citation("2026年电池成本上升了14%。", "分析师表示，2026年电池成本下降了百分之十四。").verdict == "unsupported"
