@@ -87,6 +87,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "reason.judge_not_stated": "{detail} judged that the source does not state it",
         "reason.judge_supported": "{detail} judged that the source states it: “{found}”",
         "reason.judge_quote_rejected": "{detail} quoted a sentence that is not in the source; its verdict was not used",
+        "reason.judge_overruled": "{detail} judged it supported, but the sentence it quoted says otherwise",
         "reason.judge_failed": "the judge could not be asked ({detail}); the automatic check's verdict stands",
     },
     "zh": {
@@ -133,6 +134,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "reason.judge_not_stated": "{detail} 判断来源并未陈述这一点",
         "reason.judge_supported": "{detail} 判断来源陈述了这一点：“{found}”",
         "reason.judge_quote_rejected": "{detail} 引用的句子不在来源中，其判断未被采用",
+        "reason.judge_overruled": "{detail} 判断其有依据，但它引用的句子并非如此",
         "reason.judge_failed": "无法调用判定模型（{detail}），沿用自动核对的结论",
     },
 }

@@ -85,9 +85,9 @@ def report(name: str, pairs: list[dict[str, Any]], verdicts: list[str]) -> None:
 
 def judged(pairs: list[dict[str, Any]], honest: bool, credulous: bool = False) -> list[str]:
     """The verdicts through the judge path, with a scripted judge: `honest` answers from the labels
-    and quotes the source's sentence closest to the claim; otherwise it invents every quote. A
-    `credulous` one says "supported" to everything and quotes that closest sentence: the quote check
-    cannot catch it (the quote is real), which is what a weak judge model costs."""
+    and quotes the passage the lexical pass picked; otherwise it invents every quote. A `credulous`
+    one says "supported" to everything and quotes that passage: its quote is real, so only the
+    lexical pass run on the quote (another value, a negation, an opposite word) can overrule it."""
     from agent_runtime.citation_audit import CitedPair, judge_pairs
     from agent_runtime.ledger import Ledger
     from agent_runtime.prompts import Prompts
@@ -104,10 +104,8 @@ def judged(pairs: list[dict[str, Any]], honest: bool, credulous: bool = False) -
         for number, claim in re.findall(r"^Claim (\d+): (.*)$", text, re.M):
             pair = by_claim.get(claim)
             source = pair["source"] if pair else ""
-            quote = source_sentences(source)[0].text if source_sentences(source) else ""
-            for sentence in source_sentences(source):
-                if len(set(sentence.text) & set(claim)) > len(set(quote) & set(claim)):
-                    quote = sentence.text
+            # the deciding sentence(s): the passage the lexical pass picked (a judge reads the same)
+            quote = check_citation(claim, source).passage or (source_sentences(source)[0].text if source_sentences(source) else "")
             verdict = "supported" if credulous or (pair and pair["label"] == "supported") else "contradicted"
             answers.append({"claim": int(number), "verdict": verdict, "quote": quote if honest else "An invented sentence."})
         return reply(content=json.dumps({"verdicts": answers}))

@@ -124,7 +124,8 @@ _NOISE = re.compile(r"[*_`“”\"'‘’「」『』]")
 
 
 def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", _NOISE.sub("", text)).strip().lower()
+    collapsed = re.sub(r"\s+", " ", _NOISE.sub("", text)).strip().lower()
+    return re.sub(r"(?<=[^\x00-\x7f]) | (?=[^\x00-\x7f])", "", collapsed)  # no space counts next to CJK
 
 
 def quote_found(quote: str, source_text: str) -> bool:
@@ -154,6 +155,18 @@ def _quote_lines(quote: str, source_text: str) -> tuple[int, int]:
     return first, first + quote.count("\n")
 
 
+_CONTRADICTIONS = ("value", "ordinal", "negation", "opposite", "roles")
+
+
+def _contradictions(claim: str, quote: str) -> list[Reason]:
+    """What the lexical pass finds against the claim in the judge's own quote: another value of the
+    same kind, another ordinal, a negation or an opposite word, roles the other way round. A judge
+    that says "supported" for those is not believed (a weak judge says yes to much)."""
+    from agent_runtime.citecheck.lexical import check_lexical
+
+    return [r for r in check_lexical(claim, quote).reasons if r.kind in _CONTRADICTIONS]
+
+
 def apply_judgement(lexical: CitationCheck, judgement: Judgement, source_text: str) -> CitationCheck:
     """The judge's verdict when its quote is in the source (a "not stated" needs none); otherwise the
     lexical verdict, with the rejected quote said."""
@@ -167,6 +180,13 @@ def apply_judgement(lexical: CitationCheck, judgement: Judgement, source_text: s
     quote = " ".join(judgement.quote.split())
     lines = _quote_lines(judgement.quote, source_text)
     if judgement.verdict == "supported":
+        contradictions = _contradictions(lexical.claim, quote)
+        if contradictions:  # the sentence it quotes states another value, a negation, the opposite
+            overruled = Reason("judge_overruled", detail=name)
+            return replace(
+                lexical, verdict="unsupported", passage=quote, lines=lines if lines != (0, 0) else lexical.lines,
+                reasons=[overruled, *contradictions], judged_by="lexical", quote=quote,
+            )  # fmt: skip
         return replace(
             lexical, verdict="supported", passage=quote, lines=lines if lines != (0, 0) else lexical.lines,
             reasons=[], judged_by=f"model:{name}", quote=quote,

@@ -247,7 +247,7 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
         verdict = "weak"
         if coverage < SUPPORTED[code]:
             soft.append(Reason("coverage_partial", detail=f"{coverage:.0%}"))
-    text = " ".join(s.text for s in passage)
+    text = ("" if zh else " ").join(s.text for s in passage)
     lines = (passage[0].first, passage[-1].last)
     return CitationCheck(statement, verdict, text, lines, hard + soft, "lexical", round(min(1.0, coverage), 3))
 

@@ -235,8 +235,22 @@ def negation_count(text: str) -> int:
     count = len(re.findall(r"n't\b", low))
     count += sum(1 for w in re.findall(r"[a-z]+", low) if w in NEGATIONS_EN)
     for run in _HAN_RUN.findall(text):
-        count += sum(1 for w in segment(run) if w in NEGATIONS_ZH)
+        count += sum(1 for w in segment(run) if _zh_negation(w))
     return count
+
+
+# Words that begin with a negating character but negate nothing (不断 = constantly, 未来 = future).
+_ZH_NOT_NEGATIONS = frozenset(
+    ["不断", "不少", "不过", "不仅", "不到", "不足", "不少于", "不同", "不久", "不管", "不论", "不但", "不良", "不妨", "不外", "不免", "不禁", "不料", "不时", "不止", "不满", "不安", "不利", "不适", "不幸", "未来", "未知", "未成年", "未成年人", "无论", "无人机", "无线", "无疑", "无比", "无数", "无限", "无锡", "非常", "非洲", "非法", "非遗", "没收", "无息", "无偿", "不动产", "不锈钢"]
+)
+
+
+def _zh_negation(word: str) -> bool:
+    """A Chinese word that negates: one of NEGATIONS_ZH, or a short word beginning with 不, 未, 没,
+    无 or 非 (未造成, 不支持, 没出现) that is not one of the words that only look so."""
+    if word in NEGATIONS_ZH:
+        return True
+    return 2 <= len(word) <= 3 and word[0] in "不未没无非" and word not in _ZH_NOT_NEGATIONS
 
 
 def opposite(claim: str, passage: str) -> tuple[str, str] | None:

@@ -20,7 +20,7 @@ class Reason:
     """Why a claim was not confirmed. `kind` is one of the `reason.*` keys of the language tables:
     value, value_absent, ordinal, ordinal_absent, name, negation, opposite, roles, coverage_low,
     coverage_partial, no_passage, empty_source, no_words, judge_contradicted, judge_not_stated,
-    judge_quote_rejected, judge_failed."""
+    judge_quote_rejected, judge_overruled, judge_failed."""
 
     kind: str
     said: str = ""  # what the claim says

@@ -87,3 +87,21 @@ def test_a_long_source_is_shown_by_the_passages_around_each_claim() -> None:
     assert "The company hired 1,200 engineers in 2025." in shown and "[…]" in shown
     assert len(shown) < 1000
     assert excerpt(SOURCE, [check]) == SOURCE.strip()  # a short source is shown whole
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote"),
+    [
+        ("Sodium-ion cell costs fell 41% in 2026.", "Analysts said sodium-ion cell costs fell 14% in 2026."),
+        ("Sodium-ion cell costs rose 14% in 2026.", "Analysts said sodium-ion cell costs fell 14% in 2026."),
+    ],
+)
+def test_a_supported_verdict_whose_own_quote_says_otherwise_is_overruled(claim: str, quote: str) -> None:
+    judged = check_citation(claim, SOURCE, judge=Judgement("supported", quote, model="m1"))
+    assert judged.verdict == "unsupported" and judged.judged_by == "lexical"
+    assert judged.explain().startswith("m1 judged it supported, but the sentence it quoted says otherwise; ")
+
+
+def test_a_chinese_quote_is_found_across_the_sentence_joins() -> None:
+    source = "申花队在第18分钟首开纪录。这是泰山队本赛季第三次主场逆转取胜。"
+    assert quote_found("申花队在第18分钟首开纪录。 这是泰山队本赛季第三次主场逆转取胜。", source)
