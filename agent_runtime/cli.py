@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from agent_runtime.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DeepResearcherError
+from agent_runtime.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    DeepResearcherError,
+    SettingValueError,
+)
 
 if TYPE_CHECKING:
     from agent_runtime.researcher import Researcher, RunResult
@@ -198,9 +204,16 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from sandbox.redaction import RedactingStream
+
+    if not isinstance(sys.stdout, RedactingStream):  # no secret is printed, whoever prints it
+        sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     args = build_parser().parse_args(argv)
     try:
         return _command(args)
+    except SettingValueError as exc:  # a bad value is a usage error, wherever it was given
+        print(f"deep-researcher: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except DeepResearcherError as exc:
         print(f"deep-researcher: error: {exc}", file=sys.stderr)
     except KeyboardInterrupt:

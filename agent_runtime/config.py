@@ -8,6 +8,7 @@ its key. The API key is never written to the workspace.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_runtime import language as lang
-from agent_runtime.errors import ConfigError
+from agent_runtime.errors import ConfigError, SettingValueError
 
 DEFAULT_CONFIG_FILE = Path("~/.config/deep-researcher/config.toml")
 
@@ -180,22 +181,111 @@ def load_settings(
     environment, flags. `flags` holds only the flags the user actually gave (None = not given)."""
     env = os.environ if env is None else env
     merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}  # where each value came from, to name it when it is wrong
+
+    def layer(values: Mapping[str, Any], where: Any) -> None:
+        for name, value in values.items():
+            merged[name] = value
+            origin[name] = where(name)
+
     path = config_file_path(config_file, env)
     if path is not None:
-        merged.update(_from_file(path))
+        layer(_from_file(path), lambda name: f"{name} in {path}")
     if stored:
-        merged.update({k: v for k, v in stored.items() if k in Settings.model_fields})
+        layer({k: v for k, v in stored.items() if k in Settings.model_fields}, lambda name: f"{name} in the run's stored settings")
     from_env = _from_env(env)
     env_price = from_env.pop("_price", None)
-    merged.update(from_env)
-    merged.update({k: v for k, v in (flags or {}).items() if v is not None})
+    layer(from_env, env_name)
+    layer({k: v for k, v in (flags or {}).items() if v is not None}, lambda name: "--" + name.replace("_", "-"))
+    warn_unknown_variables(env)
+    merged = {k: _absolute(k, v) for k, v in merged.items()}
     try:
         settings = Settings(**merged)
         if env_price is not None:
             settings.prices = {**settings.prices, settings.model: Price(**env_price)}
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
-        raise ConfigError(f"invalid setting: {problems}") from None
+        problems = "; ".join(_named(err, merged, origin) for err in exc.errors())
+        raise SettingValueError(problems) from None
     if settings.hard_limit <= settings.soft_limit:
         raise ConfigError("hard_limit must be larger than soft_limit")
+    if settings.base_url and re.search(r"://(?:[^/@\s]*:)?\*\*\*@", settings.base_url):
+        raise ConfigError(
+            f"the endpoint {settings.base_url} had credentials in its address, which are never stored: "
+            "give --base-url (or OPENAI_BASE_URL) again with them"
+        )
+    _register_secrets(settings, env)
     return settings
+
+
+_PATHS = ("corpus", "prompts", "workspace", "config", "browser_path")
+
+
+def _absolute(name: str, value: Any) -> Any:
+    """A relative path setting, resolved against the folder it was given in: stored absolute, so a
+    resume from another folder means the same folder."""
+    if name in _PATHS and isinstance(value, str | Path) and str(value).strip():
+        path = Path(value).expanduser()
+        if name == "browser_path" and not path.is_absolute() and "/" not in str(value):
+            return value  # a command name looked up on PATH ("chromium"), not a path
+        return str(path if path.is_absolute() else Path.cwd() / path)
+    return value
+
+
+def _named(error: Any, merged: Mapping[str, Any], origin: Mapping[str, str]) -> str:
+    """One invalid value, said as a flag's error is: where it was given, the value, what it takes."""
+    loc = [str(part) for part in error.get("loc", ())]
+    name = loc[0] if loc else "?"
+    where = origin.get(name, name)
+    value = merged.get(name, error.get("input"))
+    shown = repr(value) if not isinstance(value, dict) else "…"
+    return f"{where}={shown}: {_expected(error)}"
+
+
+def _expected(error: Any) -> str:
+    kind, ctx = error.get("type", ""), error.get("ctx") or {}
+    if kind.startswith("int_"):
+        return "expected a whole number"
+    if kind.startswith("float_"):
+        return "expected a number"
+    if kind.startswith("bool_"):
+        return "expected true or false"
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected', '')}"
+    for bound, words in (("ge", "at least"), ("gt", "more than"), ("le", "at most"), ("lt", "less than")):
+        if bound in ctx:
+            return f"expected a value {words} {ctx[bound]}"
+    if kind == "extra_forbidden":
+        return "not a setting"
+    return str(error.get("msg", "invalid")).rstrip(".").lower()
+
+
+_OTHER_VARIABLES = {"DEEP_RESEARCHER_CONFIG", "DEEP_RESEARCHER_PRICE_INPUT", "DEEP_RESEARCHER_PRICE_OUTPUT"}
+_warned: set[str] = set()
+
+
+def warn_unknown_variables(env: Mapping[str, str]) -> None:
+    """A DEEP_RESEARCHER_* variable no setting reads is a typo more often than not: say so once,
+    with the nearest known name."""
+    import difflib
+    import sys
+
+    known = {env_name(name) for name in Settings.model_fields} | _OTHER_VARIABLES
+    for variable in sorted(v for v in env if v.startswith("DEEP_RESEARCHER_") and v not in known):
+        if variable in _warned:
+            continue
+        _warned.add(variable)
+        prefix = "DEEP_RESEARCHER_"  # shared by all: compare what follows it
+        names = sorted(k[len(prefix) :] for k in known if k.startswith(prefix))
+        near = difflib.get_close_matches(variable[len(prefix) :], names, n=1, cutoff=0.75)
+        hint = f"; did you mean {prefix}{near[0]}?" if near else ""
+        print(f"deep-researcher: warning: {variable} is not a setting and is ignored{hint}", file=sys.stderr)
+
+
+def _register_secrets(settings: Settings, env: Mapping[str, str]) -> None:
+    """The values that must never be written or printed: the API key, the providers' keys, and any
+    variable or setting named like a key, token, secret or password."""
+    from sandbox.redaction import SECRET_NAME, register_secrets
+
+    named = [*env.items(), *((k, v) for k, v in settings.model_dump().items() if isinstance(v, str))]
+    values = [settings.api_key] + [v for k, v in named if SECRET_NAME.search(k) and not v.isdigit()]
+    register_secrets(values)

@@ -3,6 +3,7 @@ every layer, the sandbox included, can use it):
 
     DeepResearcherError                  the root
     ├── ConfigError                      a setting is missing or invalid; the message says what to set
+    │   └── SettingValueError            a value given for a setting is not one it takes (exit 2, usage)
     ├── WorkspaceError                   the workspace cannot be created, read, locked or resumed
     │   └── StorageError                 the disk refused a write (full, quota, read-only, permission)
     ├── ModelError                       the model endpoint failed in a way retrying did not fix
@@ -53,6 +54,11 @@ class DeepResearcherError(Exception):
 # -- conditions a run cannot continue from ------------------------------------------------------
 class ConfigError(DeepResearcherError):
     """A setting is missing or invalid; the message says what to set."""
+
+
+class SettingValueError(ConfigError):
+    """A value given for a setting (a flag, a variable, a config file's key) is not one it takes:
+    a usage error, named where it came from, as argparse names a bad flag."""
 
 
 class WorkspaceError(DeepResearcherError):

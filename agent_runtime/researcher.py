@@ -131,6 +131,8 @@ class Researcher:
         space = Workspace(Path(workspace) if workspace else default_workspace(title))
         if not space.holds_nothing():
             raise WorkspaceError(_not_empty(space))
+        if isinstance(model, OpenAIModel) and model.name != settings.model:
+            settings = settings.model_copy(update={"model": model.name})  # record the model really used
         model = model or build_model(settings)
         lock = space.lock()
         try:
@@ -412,10 +414,13 @@ async def research(
     *,
     purpose: str | None = None,
     workspace: str | Path | None = None,
-    model: Model | None = None,
+    model: Model | str | None = None,
     **settings: Any,
 ) -> RunResult:
-    """Run a research to its end (or to a budget) and return the outcome; settings as in the CLI."""
+    """Run a research to its end (or to a budget) and return the outcome; settings as in the CLI.
+    `model` is a model name (as --model) or a Model object."""
+    if isinstance(model, str):
+        settings["model"], model = model, None
     resolved = load_settings(settings)
     return await Researcher.start(
         title, purpose=purpose, workspace=workspace, settings=resolved, model=model
@@ -423,7 +428,10 @@ async def research(
 
 
 async def resume(
-    workspace: str | Path, *, model: Model | None = None, new_settings: bool = False, **overrides: Any
+    workspace: str | Path, *, model: Model | str | None = None, new_settings: bool = False, **overrides: Any
 ) -> RunResult:
-    """Continue a stopped or interrupted run from its workspace files; overrides as in the CLI."""
+    """Continue a stopped or interrupted run from its workspace files; overrides as in the CLI.
+    Without `model`, the run's recorded model; a string is a model name (as --model)."""
+    if isinstance(model, str):
+        overrides["model"], model = model, None
     return await Researcher.resume(workspace, flags=overrides, model=model, new_settings=new_settings).run()

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.replies import repair_surrogates
 from sandbox import atomic_write_text, storage_error
+from sandbox.redaction import redact_value
 
 RunStatus = Literal["new", "running", "finished", "stopped", "interrupted", "error"]
 
@@ -108,7 +109,7 @@ class EventLog:
     def append(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Write one event. Whatever the fields hold, this never fails on them: the log is how a
         run is understood afterwards, and a field a model wrote must not end the run."""
-        event = {"time": now_iso(), "t": round(time.time(), 3), "event": kind, **fields}
+        event = {"time": now_iso(), "t": round(time.time(), 3), "event": kind, **redact_value(fields)}
         try:
             line = json.dumps(event, ensure_ascii=False, default=str, skipkeys=True)
         except (ValueError, RecursionError):  # a circular or absurdly deep value

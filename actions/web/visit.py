@@ -35,7 +35,7 @@ from actions.web.digest import (
     opening,
     outline,
 )
-from actions.web.extract import Extracted, extract, plain_text
+from actions.web.extract import Extracted, detect_kind, extract, plain_text
 from actions.web.fetch import Fetcher, FetchLimits
 from actions.web.local_corpus import SCHEME as CORPUS_SCHEME
 from actions.web.local_corpus import read_document
@@ -142,6 +142,9 @@ def _reuse(ctx: ActionContext, ledger: Ledger, url: str) -> Page | None:
     return Page(url, record, record.title, text, record.content_type or "", record.final_url or url, [note])
 
 
+LARGE_HTML = 3_000_000  # bytes of HTML over which a web page is read as plain text at once
+
+
 async def _extract_within(
     deadline: float | None,
     started: float,
@@ -156,6 +159,15 @@ async def _extract_within(
     `started` (time.monotonic()), a third of it at least; no limit when `deadline` is None. A worker thread cannot be
     stopped: when the time runs out it is left to finish on its own (its work is bounded by the
     page's size, see extract.MAX_MAIN_CONTENT_CHARS) and the page's plain text is kept instead."""
+    if deadline is not None and len(body) > LARGE_HTML and detect_kind(content_type, url, body) == "html":
+        # Full extraction of megabytes of HTML takes seconds and, in a thread that cannot be stopped,
+        # holds the interpreter while the fallback runs: a page this large gets its plain text at once.
+        extracted = await asyncio.to_thread(plain_text, body, content_type=content_type, charset=charset, url=url)
+        extracted.notes.append(
+            f"the page is very large ({len(body) / 1e6:.0f} MB of HTML), so its plain text was kept, without "
+            "headings, links or tables; read it in the saved file"
+        )
+        return extracted
     work = asyncio.to_thread(
         extract, body, content_type=content_type, charset=charset, url=url, truncated=truncated
     )

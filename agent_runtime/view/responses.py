@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sandbox.redaction import redact
+
 FAILED = "the view failed to answer this request (see its terminal)"
 
 
@@ -25,7 +27,7 @@ def json_text(payload: Any) -> str:
     surrogate, and one can only stand inside a JSON string, where backslashreplace writes it as a
     valid `\\uXXXX` escape."""
     text = json.dumps(payload, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":"))
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return redact(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # no secret leaves the view
 
 
 class JSONAnswer(JSONResponse):

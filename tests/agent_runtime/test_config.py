@@ -1,9 +1,10 @@
+import re
 from pathlib import Path
 
 import pytest
 
 from agent_runtime.config import load_settings
-from agent_runtime.errors import ConfigError
+from agent_runtime.errors import ConfigError, SettingValueError
 
 
 def write(path: Path, text: str) -> Path:
@@ -45,16 +46,39 @@ def test_api_key_is_never_stored() -> None:
 @pytest.mark.parametrize(
     ("flags", "env", "message"),
     [
-        ({"max_steps": 0}, {}, "max_steps"),
-        ({}, {"DEEP_RESEARCHER_CONTEXT_WINDOW": "lots"}, "context_window"),
-        ({"tool_mode": "xml"}, {}, "tool_mode"),
+        ({"max_steps": 0}, {}, "--max-steps=0: expected a value at least 1"),
+        ({}, {"DEEP_RESEARCHER_CONTEXT_WINDOW": "lots"}, "DEEP_RESEARCHER_CONTEXT_WINDOW='lots': expected a whole number"),
+        ({}, {"DEEP_RESEARCHER_MAX_STEPS": "abc"}, "DEEP_RESEARCHER_MAX_STEPS='abc': expected a whole number"),
+        ({"tool_mode": "xml"}, {}, "--tool-mode='xml': expected one of 'native' or 'json'"),
     ],
 )
-def test_invalid_settings_are_clear_errors(
+def test_invalid_settings_name_where_they_were_given(
     flags: dict[str, object], env: dict[str, str], message: str
 ) -> None:
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(SettingValueError) as caught:
         load_settings(flags, env=env)
+    assert str(caught.value) == message
+
+
+def test_a_bad_value_in_the_config_file_names_the_file_and_the_key(tmp_path: Path) -> None:
+    config = write(tmp_path / "c.toml", "max_steps = 'many'\n")
+    with pytest.raises(SettingValueError, match=rf"^max_steps in {re.escape(str(config))}='many': expected a whole number$"):
+        load_settings({}, env={}, config_file=config)
+
+
+def test_an_unknown_variable_is_named_with_the_nearest_known_one(capsys: pytest.CaptureFixture[str]) -> None:
+    load_settings({}, env={"DEEP_RESEARCHER_MAX_STEP": "5", "DEEP_RESEARCHER_ZZZZ_QQQ": "1"})
+    err = capsys.readouterr().err
+    assert "DEEP_RESEARCHER_MAX_STEP is not a setting and is ignored; did you mean DEEP_RESEARCHER_MAX_STEPS?" in err
+    assert "DEEP_RESEARCHER_ZZZZ_QQQ is not a setting and is ignored\n" in err
+
+
+def test_relative_paths_are_stored_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings({"corpus": Path("corpus"), "prompts": "my prompts"}, env={})
+    assert settings.corpus == tmp_path / "corpus" and settings.prompts == tmp_path / "my prompts"
+    assert settings.stored()["corpus"] == str(tmp_path / "corpus")
+    assert load_settings({"browser_path": "chromium"}, env={}).browser_path == Path("chromium")  # a command
 
 
 def test_bad_config_files(tmp_path: Path) -> None:
