@@ -50,6 +50,9 @@ def file_agent_model(ctx: ActionContext) -> Model:
         name = ctx.settings.file_model
         if name and name != ctx.model.name:
             state.model = build_model(ctx.settings, name)
+            # its retries and waits are logged as the main model's are (the event names the agent)
+            state.model.on_retry = getattr(ctx.model, "on_retry", None)
+            state.model.on_wait = getattr(ctx.model, "on_wait", None)
         else:
             state.model = ctx.model
     return state.model

@@ -82,10 +82,12 @@ class JudgeRun:
 
 
 def source_text(record: SourceRecord, sources_dir: Path) -> tuple[str, int]:
-    """(the text to check against, the lines before it in its file) for one source."""
-    if record.snapshot:
+    """(the text to check against, the lines before it in its file) for one source. A snapshot
+    that leads out of the workspace is refused (WorkspaceError), never read."""
+    path = Ledger(sources_dir).snapshot_path(record)
+    if path is not None:
         try:
-            text = (sources_dir.parent / record.snapshot).read_text("utf-8", errors="replace")
+            text = path.read_text("utf-8", errors="replace")
         except OSError:
             text = ""
         if text:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_runtime.calling import calling
 from agent_runtime.context import ActionContext, BudgetStop
 from agent_runtime.context_guard import ContextGuard, Entry, History, observation_file
 from agent_runtime.errors import ContextOverflowError
@@ -240,6 +241,7 @@ class AgentLoop:
         request = self.guard.fit(request, [])
         summary = ""
         try:
+            calling.set(("summarizer", f"step {step}"))
             raw = await self.spec.model.complete(request, [])
             raw_tokens = self.ctx.estimator.raw(request, [])
             prompt_tokens, completion_tokens = self._account(
@@ -272,6 +274,7 @@ class AgentLoop:
         refusals = 0
         while True:
             try:
+                calling.set((self.spec.name, f"step {step}"))
                 raw = await self.spec.model.complete(request, self.tools)
                 break
             except ContextOverflowError as exc:

@@ -18,6 +18,7 @@ from actions import main_actions
 from actions.research_task import unfinished_research_note
 from actions.web import check_search_settings
 from agent_runtime import language
+from agent_runtime.calling import calling
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import (
@@ -30,7 +31,7 @@ from agent_runtime.errors import (
     StorageError,
     WorkspaceError,
 )
-from agent_runtime.ledger import ledger_for
+from agent_runtime.ledger import Ledger, ledger_for
 from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.messages import Message, system, user
 from agent_runtime.model import Model, OpenAIModel, build_model
@@ -49,6 +50,7 @@ from agent_runtime.run_record import (
 from agent_runtime.workspace import (
     CURRENT_DASHBOARD,
     OVERALL_DASHBOARD,
+    SOURCES,
     RunLock,
     Workspace,
     default_workspace,
@@ -106,7 +108,10 @@ class Researcher:
 
     def _log_retry(self, attempt: int, reason: str, delay: float) -> None:
         step = self.meta.totals.steps + 1
-        self.events.append("model_retry", step=step, attempt=attempt, reason=reason, delay=round(delay, 2))
+        agent, what = calling.get()  # which agent's call, and which call: the File agent's, a judge's…
+        self.events.append(
+            "model_retry", step=step, agent=agent, call=what, attempt=attempt, reason=reason, delay=round(delay, 2)
+        )
 
     def _log_wait(self, seconds: float) -> None:
         self.events.append("model_waiting", step=self.meta.totals.steps + 1, seconds=round(seconds))
@@ -218,10 +223,13 @@ class Researcher:
         space.remove_stale_temp_files()
         space.ensure_layout()
         space.create(meta.title, meta.purpose)  # dashboards a killed creation did not write yet
+        researcher_ledger = Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now
         note = resume_note(space, meta, Prompts(settings.prompts))
         meta.settings = settings.stored()
         meta.resumes += 1
-        return cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note, lock=lock)
+        researcher = cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note, lock=lock)
+        researcher.ctx.services.provide(Ledger, researcher_ledger)  # loaded once, checked
+        return researcher
 
     # -- the run -------------------------------------------------------------------------------
     def base_messages(self) -> list[Message]:

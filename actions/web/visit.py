@@ -134,7 +134,7 @@ def _reuse(ctx: ActionContext, ledger: Ledger, url: str) -> Page | None:
     record = ledger.lookup(url)
     if record is None or not record.fetched or not record.snapshot:
         return None
-    saved = read_snapshot(ctx.workspace.root / record.snapshot)
+    saved = read_snapshot(ledger.snapshot_path(record) or ctx.workspace.root / record.snapshot)
     if saved is None:
         return None
     _fields, text = saved
@@ -356,7 +356,7 @@ async def record_page(ctx: ActionContext, ledger: Ledger, fetched: Fetched) -> P
     )
     # Two tasks reading one page at the same time (parallel research) write its snapshot once.
     async with ctx.services.get(FileLocks, FileLocks).of(f"snapshot:{record.id}"):
-        saved = ctx.workspace.root / record.snapshot if record.snapshot else None
+        saved = ledger.snapshot_path(record)
         if record.sha256 == digest and saved is not None and saved.is_file():
             return Page(url, record, extracted.title or record.title, extracted.text, kind, final_url, fetched.notes)
         path = await asyncio.to_thread(write_snapshot, ctx.workspace.root / SOURCES, snapshot)

@@ -69,10 +69,12 @@ async def ask_judge(
 ) -> tuple[list[Judgement | None], int, int]:
     """One call for up to BATCH claims of one source: a judgement per claim (None where the reply
     gives none), and the call's prompt and completion tokens. A failing call raises ModelError."""
+    from agent_runtime.calling import calling
     from agent_runtime.messages import user
     from agent_runtime.replies import strip_thinking
 
     prompt = prompts.render("judge_citations.j2", title=title, source=excerpt(source_text, checks), claims=checks)
+    calling.set(("citation_judge", f"{len(checks)} claims of {title or 'a source'}"[:120]))
     raw = await model.complete([user(prompt)], [])
     content, _ = strip_thinking(raw.content or "")
     # Servers that report no usage: four characters a token, as the runtime estimates.
