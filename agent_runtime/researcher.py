@@ -223,13 +223,11 @@ class Researcher:
         space.remove_stale_temp_files()
         space.ensure_layout()
         space.create(meta.title, meta.purpose)  # dashboards a killed creation did not write yet
-        researcher_ledger = Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now
+        Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now, before any step
         note = resume_note(space, meta, Prompts(settings.prompts))
         meta.settings = settings.stored()
         meta.resumes += 1
-        researcher = cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note, lock=lock)
-        researcher.ctx.services.provide(Ledger, researcher_ledger)  # loaded once, checked
-        return researcher
+        return cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note, lock=lock)
 
     # -- the run -------------------------------------------------------------------------------
     def base_messages(self) -> list[Message]:
