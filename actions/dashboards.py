@@ -1,12 +1,16 @@
 """The two dashboard actions. Each replaces its file atomically and then the runtime rebuilds
-the history from the dashboards: updating a dashboard is how the agent compresses its context."""
+the history from the dashboards: updating a dashboard is how the agent compresses its context.
+
+A person may edit a dashboard while the run works: an update is refused when the file changed since
+the version the model was shown (it gets the new text and merges again), and a version a person
+edited that an update replaces is kept in `.trash/` (see `Workspace.write_dashboard`)."""
 
 from __future__ import annotations
 
 import re
 
 from agent_runtime.context import ActionContext
-from agent_runtime.errors import ActionError
+from agent_runtime.errors import ActionError, DashboardEditedError, StorageError, WorkspaceError
 from agent_runtime.ledger import Ledger
 from agent_runtime.registry import Observation, action
 from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES
@@ -20,6 +24,9 @@ _FRAME_LINE = re.compile(
     re.MULTILINE,
 )
 _CITED = re.compile(r"\[(S\d+)\]")
+# Of a dashboard a person edited, the characters an observation shows (the whole text comes with the
+# dashboards at the head of the conversation from the next step).
+EDITED_TEXT_CHARS = 4_000
 
 
 def _unframed(content: str) -> str:
@@ -32,6 +39,14 @@ def _with_title(content: str, title: str) -> str:
     if content.lstrip().startswith("# "):
         return content
     return f"# {title}\n\n{content.lstrip()}"
+
+
+def _framed(name: str, text: str, whole: str) -> str:
+    """A dashboard's text for an observation, bounded, between the marker lines of the request."""
+    text = text.strip()
+    if len(text) > EDITED_TEXT_CHARS:
+        text = f"{text[:EDITED_TEXT_CHARS]}\n[… {len(text) - EDITED_TEXT_CHARS:,} more characters; {whole}]"
+    return f"<<< {name} >>>\n{text}\n<<< end of {name} >>>"
 
 
 def _unknown_ids(ctx: ActionContext, content: str) -> list[str]:
@@ -56,15 +71,29 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
             f"the new {name} is about {tokens:,} tokens, over the limit of {limit:,}; {name} was not changed. "
             "Keep the dashboard short: move details into Notebook files and keep pointers to them."
         )
-    if ctx.workspace.edited_since_read(name):
-        # A person changed the file while the model wrote this update: never write over their edit.
+    try:
+        replaced = ctx.workspace.write_dashboard(name, content, unless_edited=True)
+    except DashboardEditedError as edit:
+        # A person changed the file since the version this update was made from: never write over
+        # their edit. The model merges again (the next request shows the edited dashboard too).
         raise ActionError(
             f"{name} was not changed: the user edited it while you were working. It now reads:\n"
-            f"<<< {name} >>>\n{ctx.workspace.read_text(name).strip()}\n<<< end of {name} >>>\n"
+            f"{_framed(name, edit.text, 'the whole text is in the dashboards at the start of the conversation')}\n"
             f"Merge your update into the user's text (the user's plan comes first) and send {name} again."
-        )
-    ctx.workspace.write_dashboard(name, content)
+        ) from None
+    except StorageError:
+        raise
+    except WorkspaceError as exc:
+        raise ActionError(f"{name} was not changed: {exc}") from None
     text = f"{name} updated ({len(content):,} characters). The history was cleared; continue from the dashboards."
+    if replaced.unseen_text is not None:
+        # The user saved at the very moment of the update: their version is kept, and shown here.
+        text += (
+            f" But the user saved {name} at the same moment, and your update replaced their version "
+            f"(it is kept in {replaced.kept}). The user's version reads:\n"
+            f"{_framed(name, replaced.unseen_text, f'the whole text is in {replaced.kept}')}\n"
+            f"Merge the user's text into {name} (the user's plan comes first) and send {name} again."
+        )
     unknown = _unknown_ids(ctx, content)
     if unknown:
         text += (
