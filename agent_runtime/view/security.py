@@ -79,6 +79,7 @@ class Guard:
 
         refusal = self._refusal(scope)
         if refusal is not None:
+            refusal.headers["Connection"] = "close"  # a body sent with it is never read
             await refusal(scope, receive, send_secured)
             return
         await self.app(scope, receive, send_secured)

@@ -5,7 +5,8 @@ The page (static/: one HTML file, two scripts and a style sheet, nothing from th
 JSON API for what it shows; every text a run or a web page wrote comes back as HTML rendered here by
 the shared safe renderer (agent_runtime.markdown_html: raw HTML off), or as JSON the page puts in
 the DOM as text. Workspaces are named by `?ws=` (a folder name under FOLDER, or "." for FOLDER
-itself), files by workspace-relative paths; both are checked in workspaces.py.
+itself), files by workspace-relative paths; both are checked in workspaces.py. A request's headers
+and body are bounded before they are read (limits.py).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from agent_runtime.errors import (
 from agent_runtime.markdown_html import render_markdown
 from agent_runtime.view.control import resume_run, stop_run
 from agent_runtime.view.events import stream
+from agent_runtime.view.limits import MAX_CONNECTIONS, MAX_HEAD_BYTES, Limits
 from agent_runtime.view.responses import Contained, JSONAnswer, answer, failed
 from agent_runtime.view.security import Guard
 from agent_runtime.view.workspaces import (
@@ -63,6 +65,7 @@ from agent_runtime.view.workspaces import (
 from agent_runtime.view.workspaces import citations as report_citations
 from agent_runtime.workspace import DASHBOARDS, NOTEBOOK, REPORT
 from sandbox import atomic_write_text
+from sandbox.redaction import RedactingStream
 
 STATIC = {
     "app.js": "text/javascript",
@@ -350,7 +353,9 @@ def create_app(folder: Folder, token: str, port: int, stopping: threading.Event 
     view = ViewApp(folder, stopping or threading.Event())
     handlers = {HTTPException: _as_json, Exception: failed}
     page = frozenset({"/", "/favicon.ico", *(f"/static/{name}" for name in STATIC)})
-    return Guard(Contained(Starlette(routes=view.routes(), exception_handlers=handlers)), token, port, page)
+    app = Starlette(routes=view.routes(), exception_handlers=handlers)
+    # Limits behind the Guard: only a request with the token has its body read.
+    return Guard(Limits(Contained(app)), token, port, page)
 
 
 def _listen(port: int) -> socket.socket:
@@ -387,6 +392,14 @@ class _Server(uvicorn.Server):
         self.should_exit = True
 
 
+def _print_unredacted(text: str) -> None:
+    """`text` on stdout as it is: the CLI's stdout masks every `?token=` value, rightly for any other
+    URL, but the view's URL is printed for the person to open, token and all."""
+    out = sys.stdout.target if isinstance(sys.stdout, RedactingStream) else sys.stdout
+    out.write(text)
+    out.flush()
+
+
 def serve(folder: Path, port: int = 8765) -> int:
     """Serve the view until Ctrl-C; prints the page's URL with its token."""
     served = Folder(folder)
@@ -397,11 +410,13 @@ def serve(folder: Path, port: int = 8765) -> int:
     config = uvicorn.Config(
         create_app(served, token, real_port, stopping), log_level="warning", access_log=False,
         lifespan="off", ws="none", server_header=False, timeout_graceful_shutdown=3,
+        # h11 by name: its bound on a request's head holds even where httptools is installed.
+        http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES, limit_concurrency=MAX_CONNECTIONS,
     )  # fmt: skip
     count = len(served.workspaces())
+    print(f"Live view of {served.root} ({count} workspace{'s' if count != 1 else ''} now); open:\n", flush=True)
+    _print_unredacted(f"    http://127.0.0.1:{real_port}/?token={token}\n\n")
     print(
-        f"Live view of {served.root} ({count} workspace{'s' if count != 1 else ''} now); open:\n\n"
-        f"    http://127.0.0.1:{real_port}/?token={token}\n\n"
         "Only this machine can connect, with the token in that URL. Ctrl-C stops the view (not the runs).",
         flush=True,
     )
