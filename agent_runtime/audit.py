@@ -115,6 +115,8 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
         numbers = {record.id: number for number, record in enumerate(final.cited, start=1)}
         figures = citation_audit.summary(pairs, numbers, judged)
         records = citation_audit.citation_records(pairs, numbers, ledger)
+        if final.text != report:  # the report as it was (maybe a person's edit) is kept, never lost
+            space.keep_in_trash(REPORT)
         atomic_write_text(report_file, final.text)
         atomic_write_text(
             space.root / CITATIONS_FILE,

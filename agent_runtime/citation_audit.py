@@ -45,6 +45,8 @@ class CitedPair:
     line: int  # the statement's (first) line in the checked draft
     check: CitationCheck
     offset: int = 0  # lines of the snapshot file before the source's text (its front matter)
+    start: tuple[int, int] = (0, 0)  # where the statement stands in the draft: (line, column)
+    end: tuple[int, int] = (0, 0)
 
     @property
     def statement(self) -> str:
@@ -109,7 +111,8 @@ def audit(draft: str, ledger: Ledger, sources_dir: Path) -> list[CitedPair]:
             if source_id not in texts:
                 texts[source_id] = source_text(record, sources_dir)
             text, offset = texts[source_id]
-            pairs.append(CitedPair(source_id, claim.line, check_citation(claim.statement, text), offset))
+            check = check_citation(claim.statement, text)
+            pairs.append(CitedPair(source_id, claim.line, check, offset, claim.start, claim.end))
     return pairs
 
 
@@ -196,7 +199,7 @@ def problems(pairs: list[CitedPair]) -> list[Problem]:
 def flags(pairs: list[CitedPair]) -> list[Flag]:
     """What a forced finalization marks † in the text and explains in the appendix."""
     return [
-        Flag(p.line, p.source_id, p.statement, p.check.passage, list(p.check.reasons), p.check.judged_by)
+        Flag(p.line, p.source_id, p.statement, p.check.passage, list(p.check.reasons), p.check.judged_by, p.start, p.end)
         for p in pairs
         if p.check.verdict == "unsupported"
     ]

@@ -224,7 +224,10 @@ def _absolute(name: str, value: Any) -> Any:
     """A relative path setting, resolved against the folder it was given in: stored absolute, so a
     resume from another folder means the same folder."""
     if name in _PATHS and isinstance(value, str | Path) and str(value).strip():
-        path = Path(value).expanduser()
+        try:
+            path = Path(value).expanduser()
+        except RuntimeError:  # ~nosuchuser/…
+            raise SettingValueError(f"--{name.replace('_', '-')}={str(value)!r}: no such user's home folder") from None
         if name == "browser_path" and not path.is_absolute() and "/" not in str(value):
             return value  # a command name looked up on PATH ("chromium"), not a path
         return str(path if path.is_absolute() else Path.cwd() / path)

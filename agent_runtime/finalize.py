@@ -73,6 +73,8 @@ class Flag:
     passage: str
     reasons: list[Reason]
     judged_by: str  # "lexical" or "model:<name>"
+    start: tuple[int, int] = (0, 0)  # the statement's first and last character: (line, column)
+    end: tuple[int, int] = (0, 0)
 
     def text(self, language: str | None, number: int) -> str:
         how = (
@@ -204,10 +206,10 @@ def finalize(
                 kept.append(numbers[source_id])
         return "[" + ", ".join(str(n) for n in kept) + "]" if kept else ""
 
-    body = _CITATION.sub(renumber, body)
-    flagged: list[str] = []
-    if force and flags:
-        body, flagged = _mark(body, flags, numbers, language)
+    marked = _mark(body, flags) if force and flags else body
+    body = _CITATION.sub(renumber, marked)
+    # the appendix's entries, in the reader's numbers (known once the body is renumbered)
+    flagged = [f.text(language, numbers[f.source_id]) for f in _in_order(flags) if force and f.source_id in numbers]
     if force:
         body = _MARKER.sub("", body)
         body = _MARKDOWN_LINK.sub(
@@ -232,21 +234,39 @@ def finalize(
     return FinalReport("\n".join(parts).rstrip() + "\n", cited, problems, forced=force, flagged=flagged)
 
 
-def _mark(body: str, flags: list[Flag], numbers: dict[str, int], language: str) -> tuple[str, list[str]]:
-    """Each flagged citation's number marked † on its statement's line; the appendix entries, in
-    the reader's numbers, one per marked citation."""
+def _in_order(flags: list[Flag]) -> list[Flag]:
+    return sorted(flags, key=lambda f: (f.start, f.line, f.source_id))
+
+
+def _mark(body: str, flags: list[Flag]) -> str:
+    """Each flagged citation marked † where its statement stands: the citation of its source inside
+    the statement's span (before renumbering, so [S3]† becomes [3]†). Another sentence citing the
+    same source on the same line keeps its mark-free citation."""
     lines = body.split("\n")
-    entries: list[str] = []
-    for flag in sorted(flags, key=lambda f: (f.line, numbers.get(f.source_id, 0))):
-        number = numbers.get(flag.source_id)
-        if number is None or not 0 < flag.line <= len(lines):
-            continue
-        pattern = re.compile(rf"\[((?:\d+, )*{number}(?:, \d+)*)\](?!†)")
-        line = lines[flag.line - 1]
-        if pattern.search(line):
-            lines[flag.line - 1] = pattern.sub(lambda m: m.group(0) + "†", line, count=1)
-        entries.append(flag.text(language, number))
-    return "\n".join(lines), entries
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(where: tuple[int, int]) -> int:
+        line, col = where
+        if not 0 < line <= len(lines):
+            return -1
+        return starts[line - 1] + min(col, len(lines[line - 1]))
+
+    spans = []
+    for flag in flags:
+        a, b = offset(flag.start), offset(flag.end)
+        if a < 0 or b < 0:  # no position: the statement's first line
+            a, b = offset((flag.line, 0)), offset((flag.line, 10**6))
+        if a >= 0:
+            spans.append((a, max(a, b) + 1, flag.source_id))
+    for a, b, source_id in sorted(spans, reverse=True):  # from the end: earlier offsets stay valid
+        for match in reversed(list(_CITATION.finditer(body, a, b))):
+            if source_id in _ID.findall(match.group(1)):
+                if not body.startswith("†", match.end()):
+                    body = body[: match.end()] + "†" + body[match.end() :]
+                break
+    return body
 
 
 def _appendix_intro(problems: list[Problem], flagged: list[str], language: str) -> str:

@@ -55,6 +55,7 @@ from agent_runtime.workspace import (
     Workspace,
     default_workspace,
 )
+from sandbox.redaction import redact
 
 
 @dataclass
@@ -328,7 +329,7 @@ class Researcher:
         log = self.workspace.runtime_dir / "crash.log"
         try:
             with log.open("a", encoding="utf-8", errors="replace") as handle:
-                handle.write(f"--- {now_iso()}\n{text}\n")
+                handle.write(redact(f"--- {now_iso()}\n{text}\n"))
             where = f"the traceback is in {log}"
         except OSError:
             where = "the traceback could not be saved"

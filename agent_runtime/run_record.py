@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.replies import repair_surrogates
 from sandbox import atomic_write_text, storage_error
-from sandbox.redaction import redact_value
+from sandbox.redaction import redact
 
 RunStatus = Literal["new", "running", "finished", "stopped", "interrupted", "error"]
 
@@ -90,7 +90,8 @@ def load_meta(path: Path) -> RunMeta | None:
 
 def save_meta(path: Path, meta: RunMeta) -> None:
     meta.updated_at = now_iso()
-    atomic_write_text(path, meta.model_dump_json(indent=2) + "\n", durable=False)
+    # what the runtime says about itself: a stop reason quoting a URL's credentials, a base URL's
+    atomic_write_text(path, redact(meta.model_dump_json(indent=2)) + "\n", durable=False)
 
 
 EventListener = Callable[[dict[str, Any]], None]
@@ -109,12 +110,15 @@ class EventLog:
     def append(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Write one event. Whatever the fields hold, this never fails on them: the log is how a
         run is understood afterwards, and a field a model wrote must not end the run."""
-        event = {"time": now_iso(), "t": round(time.time(), 3), "event": kind, **redact_value(fields)}
+        event = {"time": now_iso(), "t": round(time.time(), 3), "event": kind, **fields}
         try:
             line = json.dumps(event, ensure_ascii=False, default=str, skipkeys=True)
         except (ValueError, RecursionError):  # a circular or absurdly deep value
             event = {**{k: event[k] for k in ("time", "t", "event")}, "fields": reprlib.repr(fields)}
             line = json.dumps(event, ensure_ascii=False)
+        masked = redact(line)  # the serialized line: values turned to text by default=str too
+        if masked != line:
+            line, event = masked, json.loads(masked)
         repaired = repair_surrogates(line)
         if repaired != line:  # a lone surrogate cannot be written as UTF-8: U+FFFD stands in for it
             line, event = repaired, json.loads(repaired)

@@ -505,6 +505,13 @@ class Workspace:
         except OSError:
             return False
 
+    def keep_in_trash(self, name: str) -> Path:
+        """A copy of the workspace file `name` in .trash/, before the runtime replaces a version of
+        it that a person may have written (the report `audit` rewrites)."""
+        target = self._trash_path(name)
+        shutil.copy2(self.root / name, target)
+        return target
+
     def _trash_path(self, name: str) -> Path:
         """A free name in .trash/ for a version of `name`, as deleted files are named there."""
         trash = self.root / TRASH

@@ -8,9 +8,14 @@ What is masked, wherever it appears:
   ``password``…): ``?key=abc`` becomes ``?key=***``;
 - a bearer token: ``Authorization: Bearer abc`` becomes ``Bearer ***``.
 
-Every file the runtime writes (`atomic_write_text`), every event, run.json, the CLI's stdout and
-stderr and the view's answers go through `redact`. Registration is process-wide: a secret once
-known stays masked until the process ends.
+Two strengths. `redact` masks all four, and covers what the runtime says about itself: every
+event, run.json, the crash log, the CLI's stdout and stderr and the view's answers.
+`redact_secrets` masks only the registered values, and covers every other file the runtime writes
+(`atomic_write_text`: reports, notes, snapshots, the ledger), whose URLs and words are the sources'
+own and must stay as they are (a public `?key=` link, "standard-bearer"). The patterns never cross a
+quotation mark or a backslash, so JSON stays JSON. Only values that look like keys are registered
+(long enough, letters and digits, no path): "ollama" as a local server's key masks nothing.
+Registration is process-wide: a secret once known stays masked until the process ends.
 """
 
 from __future__ import annotations
@@ -21,19 +26,24 @@ import threading
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-__all__ = ["RedactingStream", "mask", "redact", "redact_value", "register_secrets"]
+__all__ = ["RedactingStream", "mask", "redact", "redact_secrets", "redact_value", "register_secrets"]
 
-_MIN_SECRET = 6  # shorter values ("test", "none") would mask ordinary words
+_MIN_SECRET = 12  # shorter values ("ollama", "test-key") are words, not keys
 _secrets: set[str] = set()
 _lock = threading.Lock()
 _pattern: re.Pattern[str] | None = None
 
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,15}://)([^\s/@:]+)(?::([^\s/@]+))?@")
+_NOT_IN_URL = "\\s/@:\"'<>,\\\\"  # whitespace, separators, quotes, backslash: a pattern never crosses JSON
+_USERINFO = re.compile(rf"(?i)\b([a-z][a-z0-9+.-]{{1,15}}://)([^{_NOT_IN_URL}]+)(?::([^{_NOT_IN_URL}]+))?@")
 _QUERY = re.compile(
     r"(?i)([?&;](?:api[_-]?key|apikey|key|access[_-]?token|refresh[_-]?token|token|auth|sig|signature|"
-    r"password|passwd|pwd|secret|client[_-]?secret|x-api-key)=)([^&#\s\"'<>]+)"
+    r"password|passwd|pwd|secret|client[_-]?secret|x-api-key)=)([^&#\s\"'<>\\]+)"
 )
-_BEARER = re.compile(r"(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})")
+# A bearer token after "Authorization:", or a token-like value (16+ characters with a digit).
+_BEARER = re.compile(
+    r"(?i)(authorization:\s*bearer\s+)([A-Za-z0-9._~+/=-]{8,})"
+    r"|(\bbearer\s+)(?=[A-Za-z0-9._~+/=-]*\d)([A-Za-z0-9._~+/=-]{16,})"
+)
 # A variable or setting holding a secret: OPENAI_API_KEY, HF_TOKEN, DB_PASSWORD (not MAX_TOKENS).
 SECRET_NAME = re.compile(r"(?i)(?:^|_)(?:api_?key|key|token|access_token|secret|password|passwd)$")
 
@@ -48,7 +58,7 @@ def mask(secret: str) -> str:
 def register_secrets(values: Iterable[str | None]) -> None:
     """Values never to write or print (empty and very short ones are ignored)."""
     global _pattern
-    fresh = {v.strip() for v in values if v and len(v.strip()) >= _MIN_SECRET}
+    fresh = {v.strip() for v in values if v and _looks_like_key(v.strip())}
     with _lock:
         if fresh - _secrets:
             _secrets.update(fresh)
@@ -56,17 +66,32 @@ def register_secrets(values: Iterable[str | None]) -> None:
             _pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
 
-def redact(text: str) -> str:
-    """`text` with every secret masked (see the module's docstring)."""
+def _looks_like_key(value: str) -> bool:
+    return (
+        len(value) >= _MIN_SECRET
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and not any(c in value for c in "/\\ \t\n")
+    )
+
+
+def redact_secrets(text: str) -> str:
+    """`text` with the registered secret values masked, and nothing else changed."""
     pattern = _pattern
     if pattern is not None and text:
         text = pattern.sub(lambda m: mask(m.group(0)), text)
+    return text
+
+
+def redact(text: str) -> str:
+    """`text` with every secret masked (see the module's docstring)."""
+    text = redact_secrets(text)
     if "://" in text and "@" in text:
         text = _USERINFO.sub(_userinfo, text)
     if "=" in text:
         text = _QUERY.sub(lambda m: m.group(1) + "***", text)
     if "earer" in text:
-        text = _BEARER.sub(lambda m: m.group(1) + "***", text)
+        text = _BEARER.sub(lambda m: (m.group(1) or m.group(3)) + "***", text)
     return text
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_runtime.errors import StorageError
-from sandbox.redaction import redact
+from sandbox.redaction import redact_secrets
 
 # Why a write failed, for the errors after which no write in the workspace can be expected to work.
 _STORAGE_FAILURES = {
@@ -63,7 +63,7 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     A full, read-only or unwritable disk raises StorageError (the old file is left as it was).
     """
     path = Path(path)
-    text = redact(text)  # no secret is ever written down (sandbox/redaction.py)
+    text = redact_secrets(text)  # no key is ever written down (sandbox/redaction.py)
     try:
         _replace(path, text, durable)
     except OSError as exc:

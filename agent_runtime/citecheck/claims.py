@@ -11,7 +11,7 @@ after the sentence's full stop (``... rose 14%. [S3]``) belongs to that sentence
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Claim", "claims", "clean", "is_han", "sentence_spans"]
 
@@ -21,6 +21,10 @@ class Claim:
     statement: str
     ids: list[str]
     line: int
+    # Where the sentence stands in the report: (line, column) of its first and last character, 1-based
+    # lines, 0-based columns; a table row spans its whole line. Left out of equality: tests compare what.
+    start: tuple[int, int] = field(default=(0, 0), compare=False)
+    end: tuple[int, int] = field(default=(0, 0), compare=False)
 
 # ---------------------------------------------------------------------------------------------
 # Markers and sentences
@@ -54,7 +58,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         elif ch == ".":
             nxt = text[i + 1] if i + 1 < n else " "
             if nxt.isspace() or nxt in _CLOSERS or nxt in "[【":
-                word = re.search(r"([A-Za-z.]+)$", text[start:i])
+                word = re.search(r"([A-Za-z.]+)$", text[max(start, i - 40) : i])  # not the whole sentence again
                 wt = word.group(1) if word else ""
                 w = wt.lower()
                 single_cap = len(wt) == 1 and wt.isupper()
@@ -102,8 +106,10 @@ def _ids(text: str) -> list[str]:
     return out
 
 
-def _emit(text: str, line_of: list[int], out: list[Claim], whole: bool = False) -> None:
-    """Claims of one block (`line_of[k]` is the report line of character k)."""
+def _emit(
+    text: str, line_of: list[int], out: list[Claim], whole: bool = False, col_of: list[int] | None = None
+) -> None:
+    """Claims of one block (`line_of[k]` is the report line of character k, `col_of[k]` its column)."""
     spans = [(0, len(text))] if whole else sentence_spans(text)
     for a, b in spans:
         piece = text[a:b]
@@ -114,7 +120,13 @@ def _emit(text: str, line_of: list[int], out: list[Claim], whole: bool = False) 
         if not re.search(r"\w", statement):
             continue
         first = a + (len(piece) - len(piece.lstrip()))
-        out.append(Claim(statement=statement, ids=ids, line=line_of[min(first, len(line_of) - 1)]))
+        last = max(first, a + len(piece.rstrip()) - 1)
+
+        def where(k: int, first: int = first) -> tuple[int, int]:
+            k = min(k, len(line_of) - 1)
+            return line_of[k], (col_of[k] if col_of and k < len(col_of) else (0 if k == first else 10**6))
+
+        out.append(Claim(statement, ids, line_of[min(first, len(line_of) - 1)], where(first), where(last)))
 
 
 def claims(report: str) -> list[Claim]:
@@ -123,21 +135,24 @@ def claims(report: str) -> list[Claim]:
     code blocks and uncited sentences are left out."""
     out: list[Claim] = []
     lines = report.splitlines()
-    block: list[tuple[int, str]] = []  # (line number, text) of the paragraph or list item
+    block: list[tuple[int, str, int]] = []  # (line number, text, its column) of the paragraph or list item
 
     def flush() -> None:
         if not block:
             return
         text = ""
         line_of: list[int] = []
-        for no, t in block:
+        col_of: list[int] = []
+        for no, t, col in block:
             if text:
                 sep = "" if is_han(text[-1]) and t and is_han(t[0]) else " "
                 text += sep
                 line_of.append(no)
+                col_of.append(col)
             text += t
             line_of.extend([no] * len(t))
-        _emit(text, line_of or [block[0][0]], out)
+            col_of.extend(range(col, col + len(t)))
+        _emit(text, line_of or [block[0][0]], out, col_of=col_of or [0])
         block.clear()
 
     in_code = False
@@ -164,7 +179,7 @@ def claims(report: str) -> list[Claim]:
                 continue
             cells = [c.strip() for c in stripped.strip("|").split("|")]
             row = "; ".join(c for c in cells if c)
-            _emit(row, [no] * max(1, len(row)), out, whole=True)
+            _emit(row, [no] * max(1, len(row)), out, whole=True, col_of=[0] + [10**6] * max(0, len(row) - 1))
             continue
         if _SETEXT.match(raw) and block:
             block.clear()  # the paragraph was a heading
@@ -174,7 +189,8 @@ def claims(report: str) -> list[Claim]:
         if lm:
             flush()
             text = text[lm.end() :]
-        block.append((no, text.strip()))
+        stripped_text = text.strip()
+        block.append((no, stripped_text, max(0, raw.rfind(stripped_text))))
     flush()
     return out
 

@@ -159,7 +159,7 @@ _WORD_NUM_RE = re.compile(
     re.I,
 )
 _ORDINAL_RE = re.compile(
-    r"\b(" + "|".join(_ORDINALS) + r")\b|\b(\d+)(?:st|nd|rd|th)\b|第\s*([\d一二两三四五六七八九十百]+)|(首)(?=[次个家位座届批场轮度例任])",
+    r"\b(" + "|".join(_ORDINALS) + r")\b|\b(\d{1,6})(?:st|nd|rd|th)\b|第\s*(\d{1,6}|[一二两三四五六七八九十百]+)|(首)(?=[次个家位座届批场轮度例任])",
     re.I,
 )
 _FRACTION_RE = re.compile(r"\b(" + "|".join(sorted(_FRACTIONS, key=len, reverse=True)) + r")\b", re.I)
@@ -195,7 +195,9 @@ def zh_int(s: str) -> float | None:
 
 
 def _small_int(s: str) -> int:
-    return int(s) if s.isdigit() else int(zh_int(s) or 0)
+    if s.isdigit():
+        return int(s) if len(s) <= 9 else 0  # a day, a month, an ordinal: never thousands of digits
+    return int(zh_int(s) or 0)
 
 
 def _bound(text: str, start: int, end: int, *, date: bool = False) -> tuple[Bound, str]:

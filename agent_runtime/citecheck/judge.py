@@ -43,23 +43,25 @@ def excerpt(source_text: str, checks: list[CitationCheck]) -> str:
     closest passage, in order, with ``[…]`` where lines are left out."""
     if len(source_text) <= EXCERPT_CHARS:
         return source_text.strip()
-    lines = source_text.splitlines()
+    lines = source_text.split("\n")  # counted as the lexical pass counts them (a form feed is no line)
+    share = EXCERPT_CHARS // max(1, len(checks))  # each claim gets its part: none crowds out another
     keep: set[int] = set()
     for check in checks:
         first, last = check.lines
-        if first:
-            keep.update(range(max(1, first - _CONTEXT_LINES), min(len(lines), last + _CONTEXT_LINES) + 1))
+        if not first:
+            continue
+        size = 0
+        for number in range(max(1, first - _CONTEXT_LINES), min(len(lines), last + _CONTEXT_LINES) + 1):
+            if size > share and not first <= number <= last:
+                continue  # the passage itself always; its context while the share lasts
+            keep.add(number)
+            size += min(len(lines[number - 1]), share) + 1
     parts: list[str] = []
-    size = 0
     previous = 0
     for number in sorted(keep):
-        line = lines[number - 1]
-        if size + len(line) > EXCERPT_CHARS:
-            break
         if number != previous + 1:
             parts.append("[…]")
-        parts.append(line)
-        size += len(line) + 1
+        parts.append(lines[number - 1][: max(share, 2_000)])
         previous = number
     return "\n".join(parts).strip() or source_text[:EXCERPT_CHARS]
 

@@ -229,6 +229,8 @@ async def test_audit_rechecks_an_edited_report(tmp_path: Path) -> None:
     assert text.count("## References") == 1
     data = json.loads((ws / "report.citations.json").read_text())
     assert data["citations"][0]["statement"] == "Sodium-ion cell costs fell 40% in 2026."
+    kept = list((ws / ".trash").glob("*-report.md"))  # the person's version, as it was before the audit
+    assert len(kept) == 1 and "fell 40% in 2026 [1]." in kept[0].read_text()
     report.write_text(text.replace("fell 40% in 2026 [1]†.", "fell 14% in 2026 [1]."))  # fixed again
     out = io.StringIO()
     assert await audit_workspace(ws, {"verify_citations": "lexical"}, None, out) == 0
@@ -322,3 +324,19 @@ async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path
     assert await audit_workspace(ws, {"api_key": None, "base_url": None}, None, out) == 0
     assert "only the lexical pass checks the citations" in out.getvalue()
     assert "1 checked (lexical): 1 supported" in out.getvalue()
+
+
+def test_a_flagged_citation_is_marked_where_its_sentence_stands(tmp_path: Path) -> None:
+    from agent_runtime.citation_audit import audit, flags
+    from agent_runtime.finalize import finalize
+    from agent_runtime.ledger import Ledger
+
+    ledger = Ledger.load(tmp_path / "sources")
+    ledger.register("https://a.example/x", title="A", snippet="Sales rose 14% in May. Profits fell 4% in May.")
+    draft = (
+        "# T\n\n## A\n\nSales rose 14% in May [S1]. Profits fell 5% in May [S1].\n"
+        "A wrapped sentence says that sales\nrose 40% in May [S1].\n"
+    )
+    final = finalize(draft, ledger, force=True, language="en", flags=flags(audit(draft, ledger, tmp_path / "sources")))
+    assert "Sales rose 14% in May [1]. Profits fell 5% in May [1]†.\nA wrapped sentence says that sales\nrose 40% in May [1]†." in final.text
+    assert final.text.count("- [1]† “") == 2

@@ -27,6 +27,21 @@ def test_the_forms_that_are_masked() -> None:
     assert redact("a plain sentence with key = value and user@example.com") == (
         "a plain sentence with key = value and user@example.com"
     )
+    assert redact("a standard-bearer of the Bearer instruments family") == "a standard-bearer of the Bearer instruments family"
+
+
+def test_json_stays_json_and_sources_keep_their_words() -> None:
+    import json
+
+    from sandbox.redaction import redact_secrets
+
+    register_secrets([KEY, "ollama"])  # a local server's "key" is a word: never registered
+    payload = {"url": "https://example.com", "email": "a@b.com", "snippet": 'curl "https://x.example/v1?api_key=YOURS"'}
+    assert json.loads(redact(json.dumps(payload, separators=(",", ":"))))["email"] == "a@b.com"
+    assert redact("see https://ollama.com/library") == "see https://ollama.com/library"
+    # what a source says is written as it is, but for a registered key
+    page = f"Open https://docs.example.com/d?key=public-doc-id, then use {KEY}."
+    assert redact_secrets(page) == f"Open https://docs.example.com/d?key=public-doc-id, then use {mask(KEY)}."
 
 
 def test_a_secret_split_across_writes_is_still_masked() -> None:

@@ -105,3 +105,15 @@ def test_a_supported_verdict_whose_own_quote_says_otherwise_is_overruled(claim: 
 def test_a_chinese_quote_is_found_across_the_sentence_joins() -> None:
     source = "申花队在第18分钟首开纪录。这是泰山队本赛季第三次主场逆转取胜。"
     assert quote_found("申花队在第18分钟首开纪录。 这是泰山队本赛季第三次主场逆转取胜。", source)
+
+
+def test_every_claim_of_a_long_source_is_shown_to_the_judge() -> None:
+    facts = [f"Plant {n} employs {100 + n} people." for n in range(10)]
+    lines: list[str] = []
+    for fact in facts:
+        lines += [f"Filler line about the weather, number {k}." for k in range(1200)] + [fact]
+    source = "\n".join(lines)
+    checks = [check_citation(fact, source) for fact in facts]
+    shown = excerpt(source, checks)
+    assert all(fact in shown for fact in facts)
+    assert len(shown) <= EXCERPT_CHARS + 10 * 2_000

@@ -302,3 +302,8 @@ def test_chinese_number_and_word_forms(claim: str, source: str) -> None:
 def test_chinese_words_are_segmented_not_matched_by_characters() -> None:
     # 成本上升 is one jieba word: its opposite is still found, and a Chinese name is a whole word.
     assert check_citation("2026年电池成本上升了14%。", "分析师表示，2026年电池成本下降了百分之十四。").verdict == "unsupported"
+
+
+def test_absurd_numbers_do_not_crash() -> None:
+    assert check_citation("1" * 5000 + "th place went to the team.", "The team came first.").verdict in ("weak", "unsupported")
+    assert check_citation("第" + "9" * 5000 + "名", "第一名").verdict in ("weak", "unsupported")
