@@ -9,17 +9,16 @@ assembles the draft from the Notebook files, so no model re-emits the report.
 
 from __future__ import annotations
 
-import json
 import re
 
-from agent_runtime.citation_audit import JudgeAnswers, audit, citation_records, flags, judge_pairs, summary
+from agent_runtime.citation_audit import JudgeAnswers, audit, flags, judge_pairs, write_citations
 from agent_runtime.citation_audit import problems as citation_problems
 from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError
 from agent_runtime.finalize import finalize, find_problems, strip_references
 from agent_runtime.ledger import ledger_for
 from agent_runtime.registry import Observation, action
-from agent_runtime.workspace import CITATIONS_FILE, REPORT, SOURCES
+from agent_runtime.workspace import REPORT, SOURCES
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 
@@ -143,13 +142,7 @@ async def all_finished(
     if path is None or path == target:  # what was checked stays readable next to report.md
         atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(target, final.text)
-    numbers = {record.id: number for number, record in enumerate(final.cited, start=1)}
-    records = citation_records(pairs, numbers, ledger)
-    figures = summary(pairs, numbers, judged)
-    atomic_write_text(
-        ctx.workspace.root / CITATIONS_FILE,
-        json.dumps({"summary": figures, "citations": records}, ensure_ascii=False, indent=2) + "\n",
-    )
+    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, judged)
     meta.report_path = REPORT
     meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
     meta.result = result

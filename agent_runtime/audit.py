@@ -9,7 +9,6 @@ rewritten. Exit 0, or 3 when a citation is unsupported.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, TextIO
@@ -21,11 +20,10 @@ from agent_runtime.errors import EXIT_BUDGET, WorkspaceError
 from agent_runtime.finalize import finalize, strip_references
 from agent_runtime.ledger import Ledger
 from agent_runtime.run_record import load_meta, save_meta
-from agent_runtime.workspace import CITATIONS_FILE, REPORT, SOURCES, Workspace
+from agent_runtime.workspace import REPORT, SOURCES, Workspace
 from sandbox import atomic_write_text
 
 _NUMBERS = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]†?")
-_ENTRY = re.compile(r"^\s*(\d+)\.\s.*?(https?://\S+)", re.MULTILINE)
 
 
 def _without_appendix(text: str) -> str:
@@ -39,18 +37,17 @@ def _without_appendix(text: str) -> str:
 
 
 def _numbers_to_sources(workspace: Path, report: str, ledger: Ledger) -> dict[int, str]:
-    """The reader's [n] → the source id: from report.citations.json, else the References' URLs."""
+    """The reader's [n] → the source id: from report.citations.json, else the References' addresses
+    (read as the export and the view read them)."""
+    from agent_runtime.export.report import load_citations
+    from agent_runtime.markdown_html import reference_addresses
+
     mapping: dict[int, str] = {}
-    try:
-        data = json.loads((workspace / CITATIONS_FILE).read_text("utf-8"))
-        for record in data.get("citations", []):
-            if isinstance(record.get("citation"), int) and isinstance(record.get("source"), str):
-                mapping.setdefault(record["citation"], record["source"])
-    except (OSError, ValueError, AttributeError):
-        pass
-    for m in _ENTRY.finditer(report):
-        number = int(m.group(1))
-        found = ledger.lookup(m.group(2).rstrip(".,;)（("))
+    for citation in load_citations(workspace):
+        if citation.source:
+            mapping.setdefault(citation.citation, citation.source)
+    for number, address in reference_addresses(report).items():
+        found = ledger.lookup(address)
         if number not in mapping and found is not None:
             mapping[number] = found.id
     return mapping
@@ -112,16 +109,10 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
         flags_ = citation_audit.flags(pairs)
         language = lang.normalize(settings.language) or (meta and lang.resolve(None, meta.title, meta.purpose)) or None
         final = finalize(draft, ledger, force=bool(flags_), language=language, flags=flags_)
-        numbers = {record.id: number for number, record in enumerate(final.cited, start=1)}
-        figures = citation_audit.summary(pairs, numbers, judged)
-        records = citation_audit.citation_records(pairs, numbers, ledger)
         if final.text != report:  # the report as it was (maybe a person's edit) is kept, never lost
             space.keep_in_trash(REPORT)
         atomic_write_text(report_file, final.text)
-        atomic_write_text(
-            space.root / CITATIONS_FILE,
-            json.dumps({"summary": figures, "citations": records}, ensure_ascii=False, indent=2) + "\n",
-        )
+        figures = citation_audit.write_citations(space.root, pairs, final.cited, ledger, judged)
         if meta is not None:
             meta.summary["citations"] = {k: v for k, v in figures.items() if k != "judge"}
             meta.report_problems = [str(p) for p in final.problems] + final.flagged

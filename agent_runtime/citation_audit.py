@@ -15,6 +15,7 @@ the search snippet of a source never read).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,14 +26,15 @@ from agent_runtime.citecheck.claims import claims
 from agent_runtime.citecheck.figures import fact_figures
 from agent_runtime.citecheck.judge import BATCH, Judgement, ask_judge
 from agent_runtime.errors import ModelError
-from agent_runtime.finalize import Flag, Problem
-from agent_runtime.ledger import Ledger, SourceRecord, split_front_matter
+from agent_runtime.finalize import Flag, Problem, shorten
+from agent_runtime.ledger import Ledger, SourceRecord, snapshot_file, split_front_matter
+from agent_runtime.workspace import CITATIONS_FILE
+from sandbox import atomic_write_text
 
 if TYPE_CHECKING:
     from agent_runtime.model import Model
     from agent_runtime.prompts import Prompts
 
-_SHOWN = 300  # characters of a statement or passage in a problem
 
 UsageSink = Callable[[int, int], None]  # prompt tokens, completion tokens of one judge call
 
@@ -86,7 +88,7 @@ class JudgeRun:
 def source_text(record: SourceRecord, sources_dir: Path) -> tuple[str, int]:
     """(the text to check against, the lines before it in its file) for one source. A snapshot
     that leads out of the workspace is refused (WorkspaceError), never read."""
-    path = Ledger(sources_dir).snapshot_path(record)
+    path = snapshot_file(sources_dir, record)
     if path is not None:
         try:
             text = path.read_text("utf-8", errors="replace")
@@ -174,23 +176,18 @@ def _apply(pair: CitedPair, text: str, judgement: Judgement, run: JudgeRun) -> N
         run.pairs_judged += 1
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
-
-
 def problems(pairs: list[CitedPair]) -> list[Problem]:
     """For the agent: each unsupported pair, with the closest passage and why."""
     out = []
     for pair in pairs:
         if pair.check.verdict != "unsupported":
             continue
-        closest = f"closest passage: «{_short(pair.check.passage)}»" if pair.check.passage else "no passage comes close"
+        closest = f"closest passage: «{shorten(pair.check.passage)}»" if pair.check.passage else "no passage comes close"
         why = pair.check.explain()
         out.append(
             Problem(
                 "unsupported_citation",
-                f"[{pair.source_id}] «{_short(pair.statement)}» — {closest}{f'; {why}' if why else ''}",
+                f"[{pair.source_id}] «{shorten(pair.statement)}» — {closest}{f'; {why}' if why else ''}",
             )
         )
     return out
@@ -243,3 +240,16 @@ def summary(pairs: list[CitedPair], numbers: dict[str, int], judge: JudgeRun | N
         "checked_by": f"model:{judge.model}" if judge and judge.pairs_judged else "lexical",
         "judge": judge.as_dict() if judge else None,
     }
+
+
+def write_citations(
+    workspace: Path, pairs: list[CitedPair], cited: list[SourceRecord], ledger: Ledger, judge: JudgeRun | None
+) -> dict[str, Any]:
+    """report.citations.json for a report whose References list `cited` in order: the summary and
+    each numbered citation. Returns the summary."""
+    numbers = {record.id: number for number, record in enumerate(cited, start=1)}
+    figures = summary(pairs, numbers, judge)
+    records = citation_records(pairs, numbers, ledger)
+    text = json.dumps({"summary": figures, "citations": records}, ensure_ascii=False, indent=2) + "\n"
+    atomic_write_text(workspace / CITATIONS_FILE, text)
+    return figures

@@ -84,14 +84,15 @@ class Flag:
         )
         why = "; ".join(reason.text(language) for reason in self.reasons)
         closest = (
-            lang.text(language, "flag.closest", passage=_short(self.passage))
+            lang.text(language, "flag.closest", passage=shorten(self.passage))
             if self.passage
             else lang.text(language, "flag.no_passage")
         )
-        return lang.text(language, "flag.entry", number=number, statement=_short(self.statement), how=how, why=why, closest=closest)
+        return lang.text(language, "flag.entry", number=number, statement=shorten(self.statement), how=how, why=why, closest=closest)
 
 
-def _short(text: str, limit: int = 300) -> str:
+def shorten(text: str, limit: int = 300) -> str:
+    """One line of at most `limit` characters (and an ellipsis): a statement or passage in a problem."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
 

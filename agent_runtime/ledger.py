@@ -203,7 +203,7 @@ class Ledger:
                     raise ValueError("no 'sources' list")
                 for entry in data["sources"]:
                     record = SourceRecord.from_json(entry)
-                    ledger._check_snapshot_name(record)
+                    check_snapshot_name(sources_dir, record)
                     ledger._add(record)
                 ledger._next = max(ledger._next, int(data.get("next_id", 1)))
             except (ValueError, TypeError) as exc:
@@ -216,37 +216,9 @@ class Ledger:
             ledger.save()
         return ledger
 
-    def _check_snapshot_name(self, record: SourceRecord) -> None:
-        """A snapshot is `sources/S<n>.md` and nothing else: a ledger that names another file
-        (absolute, `..`, another folder) was edited by hand or tampered with, and is refused before
-        anything is read through it."""
-        if record.snapshot is None:
-            return
-        folder, _, name = record.snapshot.partition("/")
-        if folder != self.sources_dir.name or not _SNAPSHOT_NAME.match(name):
-            raise WorkspaceError(
-                f"the source ledger {self.path} names {record.snapshot!r} as the saved text of {record.id}, "
-                f"which is not a snapshot in {self.sources_dir.name}/ (S<n>.md): the ledger was edited by hand "
-                "or tampered with; restore it, or move it aside to rebuild it from the snapshots in sources/"
-            )
-
     def snapshot_path(self, record: SourceRecord) -> Path | None:
-        """The file of a source's saved text, or None when it has none. WorkspaceError when the
-        file is a link (or under a link) that leads out of sources/: nothing outside is read."""
-        if record.snapshot is None:
-            return None
-        self._check_snapshot_name(record)
-        path = self.sources_dir / record.snapshot.partition("/")[2]
-        try:
-            inside = path.resolve().is_relative_to(self.sources_dir.resolve())
-        except OSError:
-            inside = False
-        if path.is_symlink() or not inside:
-            raise WorkspaceError(
-                f"{self.sources_dir.name}/{path.name} (the saved text of {record.id}) is a link that leads "
-                "out of the workspace; it is not read: remove it, and visit the source again"
-            )
-        return path
+        """The file of a source's saved text (see `snapshot_file`)."""
+        return snapshot_file(self.sources_dir, record)
 
     def _recover_from_snapshots(self) -> bool:
         """Complete the ledger from snapshot files it does not account for (a crash between the
@@ -475,3 +447,38 @@ def _clean_title(title: str) -> str:
 def ledger_for(ctx: ActionContext) -> Ledger:
     """The run's ledger, loaded from `sources/` on first use and kept in the run's services."""
     return ctx.services.get(Ledger, lambda: Ledger.load(ctx.workspace.root / "sources"))
+
+
+def check_snapshot_name(sources_dir: Path, record: SourceRecord) -> None:
+    """A snapshot is `sources/S<n>.md` and nothing else: a ledger that names another file
+    (absolute, `..`, another folder) was edited by hand or tampered with, and is refused before
+    anything is read through it."""
+    if record.snapshot is None:
+        return
+    folder, _, name = record.snapshot.partition("/")
+    if folder != sources_dir.name or not _SNAPSHOT_NAME.match(name):
+        raise WorkspaceError(
+            f"the source ledger {sources_dir / LEDGER_FILE} names {record.snapshot!r} as the saved text of "
+            f"{record.id}, which is not a snapshot in {sources_dir.name}/ (S<n>.md): the ledger was edited by "
+            "hand or tampered with; restore it, or move it aside to rebuild it from the snapshots in sources/"
+        )
+
+
+def snapshot_file(sources_dir: Path, record: SourceRecord) -> Path | None:
+    """The file of a source's saved text, or None when it has none. WorkspaceError when the ledger
+    names another file, or the file is a link (or under a link) that leads out of sources/: nothing
+    outside is read."""
+    if record.snapshot is None:
+        return None
+    check_snapshot_name(sources_dir, record)
+    path = sources_dir / record.snapshot.partition("/")[2]
+    try:
+        inside = path.resolve().is_relative_to(sources_dir.resolve())
+    except OSError:
+        inside = False
+    if path.is_symlink() or not inside:
+        raise WorkspaceError(
+            f"{sources_dir.name}/{path.name} (the saved text of {record.id}) is a link that leads "
+            "out of the workspace; it is not read: remove it, and visit the source again"
+        )
+    return path

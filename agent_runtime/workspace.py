@@ -235,8 +235,6 @@ class Replaced:
     unseen_text: str | None = None
 
 
-
-
 class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).expanduser().resolve()

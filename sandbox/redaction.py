@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 import threading
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TextIO
 
-__all__ = ["RedactingStream", "mask", "redact", "redact_secrets", "redact_value", "register_secrets"]
+__all__ = ["RedactingStream", "mask", "print_unmasked", "redact", "redact_secrets", "register_secrets"]
 
 _MIN_SECRET = 12  # shorter values ("ollama", "test-key") are words, not keys
 _secrets: set[str] = set()
@@ -102,17 +103,6 @@ def _userinfo(m: re.Match[str]) -> str:
     return f"{scheme}{user}:***@"
 
 
-def redact_value(value: Any) -> Any:
-    """A JSON-like value with every string in it redacted (keys too)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(k) if isinstance(k, str) else k: redact_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact_value(v) for v in value]
-    return value
-
-
 class RedactingStream(io.TextIOBase):
     """A text stream that redacts what is written to it, then writes it to `target` (stdout or
     stderr of the CLI). Written line by line so that a secret split across two writes is still
@@ -148,3 +138,11 @@ class RedactingStream(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self.target, "encoding", "utf-8")
+
+
+def print_unmasked(text: str) -> None:
+    """`text` on stdout as it is, past a RedactingStream: for the one line a person must copy whole
+    (the live view's URL with its token), never for anything a run or a page wrote."""
+    out = sys.stdout.target if isinstance(sys.stdout, RedactingStream) else sys.stdout
+    out.write(text)
+    out.flush()

@@ -65,7 +65,7 @@ from agent_runtime.view.workspaces import (
 from agent_runtime.view.workspaces import citations as report_citations
 from agent_runtime.workspace import DASHBOARDS, NOTEBOOK, REPORT
 from sandbox import atomic_write_text
-from sandbox.redaction import RedactingStream
+from sandbox.redaction import print_unmasked
 
 STATIC = {
     "app.js": "text/javascript",
@@ -392,14 +392,6 @@ class _Server(uvicorn.Server):
         self.should_exit = True
 
 
-def _print_unredacted(text: str) -> None:
-    """`text` on stdout as it is: the CLI's stdout masks every `?token=` value, rightly for any other
-    URL, but the view's URL is printed for the person to open, token and all."""
-    out = sys.stdout.target if isinstance(sys.stdout, RedactingStream) else sys.stdout
-    out.write(text)
-    out.flush()
-
-
 def serve(folder: Path, port: int = 8765) -> int:
     """Serve the view until Ctrl-C; prints the page's URL with its token."""
     served = Folder(folder)
@@ -415,7 +407,7 @@ def serve(folder: Path, port: int = 8765) -> int:
     )  # fmt: skip
     count = len(served.workspaces())
     print(f"Live view of {served.root} ({count} workspace{'s' if count != 1 else ''} now); open:\n", flush=True)
-    _print_unredacted(f"    http://127.0.0.1:{real_port}/?token={token}\n\n")
+    print_unmasked(f"    http://127.0.0.1:{real_port}/?token={token}\n\n")
     print(
         "Only this machine can connect, with the token in that URL. Ctrl-C stops the view (not the runs).",
         flush=True,
