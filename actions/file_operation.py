@@ -63,7 +63,7 @@ def _base_messages(
 ) -> list[Message]:
     prompt = ctx.prompts.render(
         "file_system.j2",
-        tool_mode=ctx.settings.tool_mode,
+        tool_mode=ctx.tool_mode(),
         actions=list(actions),
         max_steps=ctx.settings.file_max_steps,
         answer_limit=ANSWER_LIMIT,
@@ -174,7 +174,7 @@ async def file_operation(
         actions=actions,
         base_messages=lambda: _base_messages(file_ctx, actions, operation_description, content),
         model=model,
-        tool_mode=ctx.settings.tool_mode,
+        tool_mode=ctx.tool_mode(),
         max_steps=ctx.settings.file_max_steps,
         finish_action="finish",
     )

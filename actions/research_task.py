@@ -257,7 +257,7 @@ def _base_messages(ctx: ActionContext, actions: ActionSet, task: _Task) -> list[
     # keeps it); the task itself, its notes file and its step limit go in the user message.
     prompt = ctx.prompts.render(
         "research_system.j2",
-        tool_mode=ctx.settings.tool_mode,
+        tool_mode=ctx.tool_mode(),
         actions=list(actions),
         answer_limit=ANSWER_LIMIT,
         language=language_name(resolve_language(ctx.settings.language, ctx.meta.title, ctx.meta.purpose)),
@@ -410,7 +410,7 @@ async def research_task(
             actions=actions,
             base_messages=lambda: _base_messages(agent_ctx, actions, task),
             model=ctx.model,
-            tool_mode=ctx.settings.tool_mode,
+            tool_mode=ctx.tool_mode(),
             max_steps=task.max_steps,
             status=lambda: _status(task, loops),
             finish_action="finish",

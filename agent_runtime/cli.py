@@ -49,7 +49,15 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     add("--max-cost", type=float, help="cost budget in US dollars (needs prices in the config)")
     add("--max-time", type=float, help="wall-time budget in seconds")
     add("--context-window", type=int, help="the model's context window in tokens (default 64000)")
-    add("--tool-mode", choices=["native", "json"], help="native tool calls, or one JSON action per reply")
+    add(
+        "--tool-mode", choices=["auto", "native", "json"],
+        help="native tool calls, JSON actions in the text, or auto (native, json if the model writes JSON; default)",
+    )  # fmt: skip
+    add(
+        "--tool-choice", choices=["auto", "required"],
+        help="required (default): ask the server to force every reply into an action; auto: never force",
+    )  # fmt: skip
+    add("--offline", action="store_true", default=None, help="no request leaves except to the model endpoint")
     add("--search", help="search provider (default duckduckgo)")
     add("--corpus", type=Path, help="folder of documents for the local search provider")
     add("--file-model", help="a cheaper model for the File micro agent")
@@ -138,7 +146,7 @@ _SETTING_FLAGS = (
     "model", "base_url", "api_key", "max_steps", "max_tokens", "max_cost", "max_time", "context_window",
     "tool_mode", "search", "corpus", "file_model", "parallel", "prompts", "allow_private_urls", "quiet", "browser_path",
     "language",
-    "verify_citations",
+    "verify_citations", "tool_choice", "offline",
 )  # fmt: skip
 
 

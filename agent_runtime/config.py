@@ -41,7 +41,14 @@ class Settings(BaseModel):
     model: str = "gpt-4o-mini"
     base_url: str | None = None
     api_key: str | None = None
-    tool_mode: Literal["native", "json"] = "native"
+    # How actions are asked for: "native" tool calls, "json" (one JSON action, or a list, in the
+    # text), or "auto": native until the model twice writes a JSON action as text, then json for
+    # the rest of the run (recorded in run.json).
+    tool_mode: Literal["auto", "native", "json"] = "auto"
+    # "required" forces every reply of an agent into an action where the server allows it
+    # (tool_choice "required" in native mode, a JSON-schema response_format in json mode); a 400
+    # naming the parameter falls back one level for the rest of the run. "auto" never forces.
+    tool_choice: Literal["auto", "required"] = "required"
 
     # Budgets: a run that reaches one stops resumably (exit code 3). None means no limit.
     max_steps: int = Field(default=200, ge=1)
@@ -85,6 +92,9 @@ class Settings(BaseModel):
     search: str = "duckduckgo"
     corpus: Path | None = None
     allow_private_urls: bool = False
+    # No request leaves the machine except to the model endpoint: local search only, no page
+    # fetches, no browser (confidential documents with a local model).
+    offline: bool = False
 
     prompts: Path | None = None
     quiet: bool = False

@@ -12,6 +12,7 @@ from typing import Literal
 from agent_runtime.config import Settings
 from agent_runtime.model import Model
 from agent_runtime.prompts import Prompts
+from agent_runtime.replies import ToolMode
 from agent_runtime.run_record import EventLog, RunMeta, duration, save_meta
 from agent_runtime.services import Services
 from agent_runtime.tokens import TokenEstimator
@@ -61,6 +62,13 @@ class ActionContext:
             self, agent=agent, parent=self.agent, model=model, step=self.step, services=self.services.scoped(),
             _started=time.monotonic(),
         )  # fmt: skip
+
+    def tool_mode(self) -> ToolMode:
+        """The mode actions are asked for in now: the setting, or with "auto" native until the run
+        switched (RunMeta.tool_mode)."""
+        if self.settings.tool_mode != "auto":
+            return self.settings.tool_mode
+        return self.meta.tool_mode or "native"
 
     # -- accounting --------------------------------------------------------------------------
     def elapsed(self) -> float:

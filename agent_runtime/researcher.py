@@ -98,14 +98,23 @@ class Researcher:
         if isinstance(model, OpenAIModel):  # retries and waits are worth a line: they cost time
             model.on_retry = self._log_retry
             model.on_wait = self._log_wait
-        self._system_prompt = self.prompts.render(
-            "main_system.j2",
-            title=meta.title,
-            purpose=meta.purpose,
-            tool_mode=settings.tool_mode,
-            actions=list(self.actions),
-            language=language.name(language.resolve(settings.language, meta.title, meta.purpose)),
-        )
+        self._system_prompts: dict[str, str] = {}
+
+    def system_prompt(self) -> str:
+        """The main agent's system prompt in the run's tool mode: rendered once per mode, so that
+        it stays byte-identical within a run (a switch of --tool-mode auto renders it once more)."""
+        mode = self.ctx.tool_mode()
+        if mode not in self._system_prompts:
+            meta, settings = self.meta, self.settings
+            self._system_prompts[mode] = self.prompts.render(
+                "main_system.j2",
+                title=meta.title,
+                purpose=meta.purpose,
+                tool_mode=mode,
+                actions=list(self.actions),
+                language=language.name(language.resolve(settings.language, meta.title, meta.purpose)),
+            )
+        return self._system_prompts[mode]
 
     def _log_retry(self, attempt: int, reason: str, delay: float) -> None:
         step = self.meta.totals.steps + 1
@@ -238,7 +247,7 @@ class Researcher:
             overall=self.workspace.read_dashboard(OVERALL_DASHBOARD).strip(),
             current=self.workspace.read_dashboard(CURRENT_DASHBOARD).strip(),
         )
-        messages = [system(self._system_prompt), user(dashboards)]
+        messages = [system(self.system_prompt()), user(dashboards)]
         if self._resume_note:
             messages.append(user(self._resume_note))
             self._resume_note = None
@@ -250,7 +259,7 @@ class Researcher:
             actions=self.actions,
             base_messages=self.base_messages,
             model=self.ctx.model,
-            tool_mode=self.settings.tool_mode,
+            tool_mode=self.ctx.tool_mode(),
             max_steps=self.settings.max_steps,
             counts_run_steps=True,
             memory=CURRENT_DASHBOARD,

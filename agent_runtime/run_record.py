@@ -73,6 +73,8 @@ class RunMeta(BaseModel):
     # Model name → the context window its endpoint enforces, learned from a refusal for length:
     # smaller than --context-window, it holds for the rest of the run and after a resume.
     context_windows: dict[str, int] = Field(default_factory=dict)
+    # With --tool-mode auto: the mode the run switched to (the model wrote its actions as JSON text).
+    tool_mode: Literal["native", "json"] | None = None
 
 
 def load_meta(path: Path) -> RunMeta | None:

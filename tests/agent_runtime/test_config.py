@@ -49,7 +49,7 @@ def test_api_key_is_never_stored() -> None:
         ({"max_steps": 0}, {}, "--max-steps=0: expected a value at least 1"),
         ({}, {"DEEP_RESEARCHER_CONTEXT_WINDOW": "lots"}, "DEEP_RESEARCHER_CONTEXT_WINDOW='lots': expected a whole number"),
         ({}, {"DEEP_RESEARCHER_MAX_STEPS": "abc"}, "DEEP_RESEARCHER_MAX_STEPS='abc': expected a whole number"),
-        ({"tool_mode": "xml"}, {}, "--tool-mode='xml': expected one of 'native' or 'json'"),
+        ({"tool_mode": "xml"}, {}, "--tool-mode='xml': expected one of 'auto', 'native' or 'json'"),
     ],
 )
 def test_invalid_settings_name_where_they_were_given(
