@@ -53,6 +53,7 @@ def file_agent_model(ctx: ActionContext) -> Model:
             # its retries and waits are logged as the main model's are (the event names the agent)
             state.model.on_retry = getattr(ctx.model, "on_retry", None)
             state.model.on_wait = getattr(ctx.model, "on_wait", None)
+            state.model.on_fallback = getattr(ctx.model, "on_fallback", None)
         else:
             state.model = ctx.model
     return state.model
@@ -147,13 +148,13 @@ async def file_operation(
     the files, the exact text to write, and what you want back. The File agent sees only this
     description, not your conversation. It answers with what it did or the content you asked for
     (at most about 4,000 characters; for more it says where to read on). Examples: "Create
-    Notebook/02_market.md with exactly this text: …"; "Append this paragraph to
+    Notebook/02_<chapter>.md with exactly this text: …"; "Append this paragraph to
     Notebook/01_intro.md: …"; "List every line containing NEEDS RESEARCH in Notebook/, with file
-    and line number"; "Return lines 1-80 of Notebook/03_costs.md". The dashboards and sources/
+    and line number"; "Return lines 1-80 of Notebook/03_<chapter>.md". The dashboards and sources/
     are read-only there: change the dashboards with their own actions.
 
     To write text you compose (a chapter, a paragraph), pass it as `content` and say in the
-    description where it goes ("Append the attached text to Notebook/03_costs.md"): it is written
+    description where it goes ("Append the attached text to Notebook/03_<chapter>.md"): it is written
     exactly as you gave it, and the File agent does not need to repeat it.
 
     Args:

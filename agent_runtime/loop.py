@@ -36,6 +36,7 @@ from agent_runtime.replies import (
 )
 from agent_runtime.scheduling import NotRun, run_calls
 from agent_runtime.tokens import raw_message_tokens, raw_tools_tokens
+from agent_runtime.tool_modes import ModeWatch, action_schema, as_json_history
 from sandbox import atomic_write_text
 
 CONTEXT_RETRIES = 3  # compactions tried after the endpoint refuses a request as too long
@@ -101,9 +102,12 @@ class AgentLoop:
     def __init__(self, spec: AgentSpec, ctx: ActionContext) -> None:
         self.spec = spec
         self.ctx = ctx
-        self.tools = spec.actions.schemas() if spec.tool_mode == "native" else []
-        self._tools_raw = raw_tools_tokens(self.tools)
         self._action_names = spec.actions.names()
+        self.mode: ToolMode = spec.tool_mode
+        if ctx.settings.tool_mode == "auto" and ctx.meta.tool_mode is not None:
+            self.mode = ctx.meta.tool_mode  # another agent of this run has switched already
+        self._set_mode(self.mode)
+        self.mode_watch = ModeWatch()
         settings = ctx.settings
         self.guard = ContextGuard(
             settings.context_window, settings.soft_limit, settings.hard_limit, ctx.estimator, ctx.workspace,
@@ -116,6 +120,31 @@ class AgentLoop:
         self._last_reply_had_calls = False
         self.pending_notes: list[str] = []  # one-off notes for the next status message
         self._sent_notes: list[str] = []  # those the last request carried
+
+    def _set_mode(self, mode: ToolMode) -> None:
+        self.mode = mode
+        schemas = self.spec.actions.schemas()
+        self.tools = schemas if mode == "native" else []
+        self._tools_raw = raw_tools_tokens(self.tools)
+        self._reply_schema = action_schema(schemas) if mode == "json" else None
+
+    def _switch_to_json(self, step: int) -> None:
+        """--tool-mode auto: the model writes its actions as JSON text, so ask for them that way
+        (and force that form where the server can) for the rest of the run."""
+        self.ctx.meta.tool_mode = "json"
+        self._set_mode("json")
+        history = self.history
+        # One message for one: the entries compaction keeps stay where they point.
+        history.messages[:] = as_json_history(history.messages)
+        history.replace_head(self.spec.base_messages()[:1])  # the system prompt, rendered for json mode
+        self.pending_notes.append(
+            '[note] From now on reply with your action as JSON text, {"action": "<name>", "arguments": {…}} '
+            "(or a JSON list of them); the tool list is no longer sent."
+        )
+        self._log(
+            "tool_mode_switched", step=step, to="json", reason="the model wrote its actions as JSON text"
+        )
+        self.ctx.save()
 
     def _log(self, kind: str, **fields: Any) -> None:
         """An event of this agent; a micro agent's names the agent that delegated to it (`parent`:
@@ -160,7 +189,15 @@ class AgentLoop:
         reply = await self._call_model(request, raw_tokens, step)
         if self.spec.counts_run_steps:
             self.ctx.meta.totals.steps += 1
-        return await self._act(reply, step)
+        outcome = await self._act(reply, step)
+        if (
+            outcome is None
+            and self.mode == "native"
+            and self.ctx.settings.tool_mode == "auto"
+            and self.mode_watch.reply(reply.problems, bool(reply.calls))
+        ):
+            self._switch_to_json(step)
+        return outcome
 
     def _spent_sub_budget(self) -> BudgetStop | None:
         """A micro agent stops at the run's budgets, and at its own step limit (not the run's)."""
@@ -178,6 +215,8 @@ class AgentLoop:
 
     async def _prepare_request(self, step: int) -> tuple[list[Message], float]:
         self._apply_learned_window()  # another agent of the same model may have learned it
+        if self.mode == "native" and self.ctx.tool_mode() == "json":  # another agent switched the run
+            self._switch_to_json(step)
         if self.spec.base_changed is not None and (note := self.spec.base_changed()):
             self.history.replace_head(self.spec.base_messages())
             self.pending_notes.append(note)
@@ -275,7 +314,10 @@ class AgentLoop:
         while True:
             try:
                 calling.set((self.spec.name, f"step {step}"))
-                raw = await self.spec.model.complete(request, self.tools)
+                if self._reply_schema is not None:
+                    raw = await self.spec.model.complete(request, self.tools, reply_schema=self._reply_schema)
+                else:
+                    raw = await self.spec.model.complete(request, self.tools)
                 break
             except ContextOverflowError as exc:
                 refusals += 1
@@ -287,7 +329,7 @@ class AgentLoop:
                 self.pending_notes = self._sent_notes + self.pending_notes  # the retry tells them again
                 request, raw_tokens = await self._prepare_request(step)  # compacts under the new window
         estimate = self.ctx.estimator.scale(raw_tokens)
-        reply = parse_reply(raw, self.spec.tool_mode, self._action_names)
+        reply = parse_reply(raw, self.mode, self._action_names)
         prompt_tokens, completion_tokens = self._account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
         if reply.problems and set(reply.problems) - {"think_block"}:
             self.ctx.meta.totals.invalid_replies += 1
@@ -409,7 +451,7 @@ class AgentLoop:
                 if reset_base is not None:
                     after_reset.append(f"Observation from {call.name}:\n{text}")
                 self.history.append(
-                    observation_message(call, text, spec.tool_mode),
+                    observation_message(call, text, self.mode),
                     Entry(0, step, spec.name, call.name, "observation"),
                 )
             if not call.error and call.name in self._action_names:
@@ -509,7 +551,7 @@ class AgentLoop:
                 "loop",
                 reason=f"loop: the model replied {verdict.count} times in a row without an action it could "
                 f"run; it may not handle this tool format: try --tool-mode "
-                f"{'json' if self.spec.tool_mode == 'native' else 'native'}, or a larger model",
+                f"{'json' if self.mode == 'native' else 'native'}, or a larger model",
             )
         example = self._example_call(verdict.count)
         if example is not None and self.repeats.no_action and self._last_reply_had_calls:
@@ -524,7 +566,7 @@ class AgentLoop:
         if count < NUDGE_AT or self.spec.next_action is None:
             return None
         name, arguments = self.spec.next_action()
-        key = "action" if self.spec.tool_mode == "json" else "name"
+        key = "action" if self.mode == "json" else "name"
         return json.dumps({key: name, "arguments": arguments}, ensure_ascii=False)
 
     def _no_action_nudge(self, reply: ModelReply) -> str:
@@ -533,7 +575,7 @@ class AgentLoop:
             "nudge_no_action.j2",
             empty=not reply.text,
             actions=self.spec.actions.names(),
-            mode=self.spec.tool_mode,
+            mode=self.mode,
             count=count,
             example=self._example_call(count),
         )

@@ -18,8 +18,11 @@ server that answers nothing at all (silent) is given up on and asked again; a re
 (nothing listening) fails within seconds.
 
 Every request carries an output cap (`max_tokens`, or `max_completion_tokens` for the models that
-refuse the older name) and, with tools, `tool_choice: "auto"` (some servers put the tools in the
-prompt only when it is sent).
+refuse the older name). A request for an action is forced into one where the server allows it:
+with tools, `tool_choice: "required"` (or "auto" when forcing is off: some servers put the tools in
+the prompt only when it is sent); in json mode, the action schema as a `response_format`. A 400
+that names one of these parameters falls back one level (required → auto → none; json_schema →
+json_object → none) for the rest of the run, and `on_fallback` hears of it.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 import openai
@@ -59,15 +62,25 @@ REFUSED_RETRIES = 2  # a refused connection: a server restarting gets a few seco
 
 
 class Model(Protocol):
-    """What the loop needs from a model: one reply to one request."""
+    """What the loop needs from a model: one reply to one request. `reply_schema` is the JSON schema
+    a json-mode reply must follow (None: free text, as for a summary)."""
 
     name: str
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> RawReply: ...
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        *,
+        reply_schema: dict[str, Any] | None = None,
+    ) -> RawReply: ...
 
 
 RetryListener = Callable[[int, str, float], None]  # attempt, reason, delay
 WaitListener = Callable[[float], None]  # seconds waited so far for the request in flight
+FallbackListener = Callable[[str, str, str, str], None]  # parameter, from, to, the server's words
+ToolChoice = Literal["required", "auto"]
+ReplyFormat = Literal["json_schema", "json_object"]
 
 
 class _Silent(ModelError):
@@ -117,6 +130,11 @@ _PROMPT_WORDS = [
         rf"prompt is too long: {_NUMBER} tokens",  # Anthropic-compatible
     )
 ]
+
+
+# How servers name the forcing parameters they refuse: the parameter, or the thing it asks for.
+_TOOL_CHOICE = re.compile(r"tool[ _]choice", re.IGNORECASE)
+_RESPONSE_FORMAT = re.compile(r"response[ _]format|json[ _]schema|json_object|grammar", re.IGNORECASE)
 
 
 def _first_number(patterns: list[re.Pattern[str]], text: str) -> int | None:
@@ -204,6 +222,7 @@ class OpenAIModel:
         temperature: float | None = None,
         max_output_tokens: int | None = None,
         backoff_base: float = 1.0,
+        force_actions: bool = False,
     ) -> None:
         self.name = name
         # The SDK's own timeout only bounds connecting: waiting for the answer is this class's job.
@@ -221,42 +240,72 @@ class OpenAIModel:
         self.backoff_base = backoff_base
         self.on_retry: RetryListener | None = None
         self.on_wait: WaitListener | None = None
-        # Learned from refusals: the name of the output-cap parameter, and whether tool_choice is taken.
+        self.on_fallback: FallbackListener | None = None
+        # Learned from refusals, for the rest of the run: the name of the output-cap parameter, the
+        # tool_choice the server takes, and the response_format it takes (None: not sent).
         self._cap_parameter = "max_tokens"
-        self._send_tool_choice = True
+        self.tool_choice: ToolChoice | None = "required" if force_actions else "auto"
+        self.reply_format: ReplyFormat | None = "json_schema" if force_actions else None
 
-    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
+    def _request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSchema], reply_schema: dict[str, Any] | None
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.name, "messages": list(messages)}
         if tools:
             kwargs["tools"] = list(tools)
-            if self._send_tool_choice:
-                kwargs["tool_choice"] = "auto"
+            if self.tool_choice is not None:
+                kwargs["tool_choice"] = self.tool_choice
+        elif reply_schema is not None and self.reply_format == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "action", "schema": reply_schema, "strict": False},
+            }
+        elif reply_schema is not None and self.reply_format == "json_object":
+            kwargs["response_format"] = {"type": "json_object"}
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if self.max_output_tokens is not None:
             kwargs[self._cap_parameter] = self.max_output_tokens
         return kwargs
 
-    def _adapt(self, exc: openai.APIStatusError) -> bool:
+    def _adapt(self, exc: openai.APIStatusError, request: dict[str, Any]) -> bool:
         """Change the request after a 400 about one of our optional parameters; True if changed."""
-        if exc.status_code != 400:
+        if exc.status_code not in (400, 422):  # 422: what FastAPI-based servers answer a field they refuse
             return False
         text = json.dumps(exc.body, default=str) if exc.body is not None else exc.message
         if self._cap_parameter == "max_tokens" and "max_completion_tokens" in text:
             self._cap_parameter = "max_completion_tokens"  # OpenAI's reasoning models
             return True
-        if self._send_tool_choice and re.search(r"tool[ _]choice", text):
-            self._send_tool_choice = False  # e.g. vLLM without --enable-auto-tool-choice
+        if "tool_choice" in request and _TOOL_CHOICE.search(text):
+            # e.g. vLLM without --enable-auto-tool-choice, llama-server without --jinja
+            before, self.tool_choice = self.tool_choice, ("auto" if self.tool_choice == "required" else None)
+            self._fell_back("tool_choice", str(before), str(self.tool_choice or "not sent"), text)
+            return True
+        if "response_format" in request and _RESPONSE_FORMAT.search(text):
+            was = self.reply_format
+            self.reply_format = "json_object" if was == "json_schema" else None
+            self._fell_back("response_format", str(was), str(self.reply_format or "not sent"), text)
             return True
         return False
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> RawReply:
+    def _fell_back(self, parameter: str, before: str, after: str, text: str) -> None:
+        if self.on_fallback is not None:
+            self.on_fallback(parameter, before, after, text[:300])
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        *,
+        reply_schema: dict[str, Any] | None = None,
+    ) -> RawReply:
         give_up_at = time.monotonic() + self.deadline
         attempt = 0
         while True:
             retry_after: float | None = None
+            request = self._request(messages, tools, reply_schema)
             try:
-                response = await self._attempt(self._request(messages, tools), give_up_at)
+                response = await self._attempt(request, give_up_at)
                 return _to_raw(response)
             except openai.APIStatusError as exc:
                 overflow = context_overflow(exc.status_code, exc.body)
@@ -264,7 +313,7 @@ class OpenAIModel:
                     raise ContextOverflowError(
                         _refusal_text(exc, self.name), window=overflow[0], prompt_tokens=overflow[1]
                     ) from None
-                if self._adapt(exc):
+                if self._adapt(exc, request):
                     continue
                 if exc.status_code not in RETRY_STATUSES:
                     raise ModelRequestRefusedError(_refusal_text(exc, self.name)) from None
@@ -434,6 +483,7 @@ def build_model(settings: Settings, name: str | None = None) -> OpenAIModel:
         max_retries=settings.max_retries,
         temperature=settings.temperature,
         max_output_tokens=settings.reply_cap(),
+        force_actions=settings.tool_choice == "required",
     )
 
 

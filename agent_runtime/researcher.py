@@ -98,6 +98,7 @@ class Researcher:
         if isinstance(model, OpenAIModel):  # retries and waits are worth a line: they cost time
             model.on_retry = self._log_retry
             model.on_wait = self._log_wait
+            model.on_fallback = self._log_fallback
         self._system_prompts: dict[str, str] = {}
 
     def system_prompt(self) -> str:
@@ -122,6 +123,14 @@ class Researcher:
         self.events.append(
             "model_retry", step=step, agent=agent, call=what, attempt=attempt, reason=reason, delay=round(delay, 2)
         )
+
+    def _log_fallback(self, parameter: str, before: str, after: str, refusal: str) -> None:
+        """The server refused a forcing parameter: the run asks without it from now on."""
+        agent, what = calling.get()
+        self.events.append(
+            "model_fallback", step=self.meta.totals.steps + 1, agent=agent, call=what,
+            parameter=parameter, before=before, after=after, refusal=refusal,
+        )  # fmt: skip
 
     def _log_wait(self, seconds: float) -> None:
         self.events.append("model_waiting", step=self.meta.totals.steps + 1, seconds=round(seconds))

@@ -6,7 +6,10 @@
   CLI process through the real `openai` client. A script may also answer with a `Fault`
   (an HTTP error status, a hang past the client's timeout, a body cut short, an HTML page, a
   connection reset) to exercise the retries. Given a `context_window`, it refuses every longer
-  request (by `count_tokens`) with the HTTP 400 a real server sends (`overflow_style`).
+  request (by `count_tokens`) with the HTTP 400 a real server sends (`overflow_style`). Given
+  `refuses`, it answers requests carrying those parameters (`tool_choice`, `response_format`)
+  with the 400 of a server that does not support them; a script with a third parameter sees the
+  request body, to behave as a server that honours them.
 
     with ScriptedEndpoint(lambda messages, tools: reply(call("all_finished", result="…", report_path="r.md"))) as ep:
         subprocess.run(["deep-researcher", "run", "T"], env={**os.environ, "OPENAI_BASE_URL": ep.url, ...})
@@ -107,7 +110,9 @@ class Response:
         )
 
 
-Script = Callable[[list[Message], list[ToolSchema]], "Reply | Fault | Awaitable[Reply | Fault]"]
+# A script answers (messages, tools); one that takes a third parameter also gets the whole request
+# body, to answer as a server that honours `tool_choice` or `response_format` does.
+Script = Callable[..., "Reply | Fault | Awaitable[Reply | Fault]"]
 
 
 def call(name: str, /, **arguments: Any) -> dict[str, Any]:
@@ -212,8 +217,19 @@ def context_overflow_body(style: str, window: int, tokens: int, completion: int 
     raise ValueError(f"unknown overflow style {style!r}; one of {', '.join(OVERFLOW_STYLES)}")
 
 
-async def _answer(script: Script, messages: list[Message], tools: list[ToolSchema]) -> Reply | Fault:
-    answer = script(messages, tools)
+def _wants_request(script: Script) -> bool:
+    try:
+        parameters = inspect.signature(script).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
+
+
+async def _answer(
+    script: Script, messages: list[Message], tools: list[ToolSchema], request: dict[str, Any]
+) -> Reply | Fault:
+    answer = script(messages, tools, request) if _wants_request(script) else script(messages, tools)
     if inspect.isawaitable(answer):
         answer = await answer
     return answer
@@ -227,12 +243,21 @@ class ScriptedModel:
         self.script = script
         self.name = name
         self.requests: list[tuple[list[Message], list[ToolSchema]]] = []
+        self.reply_schemas: list[dict[str, Any] | None] = []  # the json-mode schema of each request
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> RawReply:
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        *,
+        reply_schema: dict[str, Any] | None = None,
+    ) -> RawReply:
         messages_copy = json.loads(json.dumps(list(messages)))
         tools_copy = json.loads(json.dumps(list(tools)))
         self.requests.append((messages_copy, tools_copy))
-        answer = await _answer(self.script, messages_copy, tools_copy)
+        self.reply_schemas.append(reply_schema)
+        request = {"messages": messages_copy, "tools": tools_copy, "reply_schema": reply_schema}
+        answer = await _answer(self.script, messages_copy, tools_copy, request)
         if isinstance(answer, Fault):
             raise RuntimeError("ScriptedModel cannot send HTTP faults; use ScriptedEndpoint")
         return RawReply(
@@ -262,8 +287,10 @@ class ScriptedEndpoint:
         *,
         context_window: int | None = None,
         overflow_style: str = "openai",
+        refuses: Sequence[str] = (),
     ) -> None:
         context_overflow_body(overflow_style, 0, 0)  # an unknown style fails here, not mid-test
+        self.refuses = tuple(refuses)
         self.script = script
         self.model = model
         self.context_window = context_window
@@ -304,7 +331,10 @@ class ScriptedEndpoint:
                 self.overflow_style, self.context_window, tokens, int(reserved) or 16
             )
             return Response.json(400, body_of)
-        result = asyncio.run(_answer(self.script, messages, tools))
+        refused = self._refused(body)
+        if refused is not None:
+            return Response.json(400, refused)
+        result = asyncio.run(_answer(self.script, messages, tools, body))
         if isinstance(result, Fault):
             return Response.of_fault(result)
         cap = body.get("max_tokens") or body.get("max_completion_tokens")
@@ -336,6 +366,24 @@ class ScriptedEndpoint:
             },
         }
         return Response.json(200, completion)
+
+    def _refused(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The 400 a server without support for a parameter sends, naming it (llama.cpp's and
+        vLLM's wording). `refuses` holds names ("tool_choice", "response_format") or name=value
+        pairs ("tool_choice=required", "response_format=json_schema")."""
+        for entry in self.refuses:
+            name, _, value = entry.partition("=")
+            sent = body.get(name)
+            if sent is None:
+                continue
+            kind = sent.get("type") if isinstance(sent, dict) else sent
+            if value and kind != value:
+                continue
+            message = f"Unsupported param: {name}" + (f" {kind!r}" if value else "")
+            return {
+                "error": {"code": 400, "message": message, "type": "invalid_request_error", "param": name}
+            }
+        return None
 
 
 def _handler_for(endpoint: ScriptedEndpoint) -> type[BaseHTTPRequestHandler]:

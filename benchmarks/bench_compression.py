@@ -50,9 +50,9 @@ class TimedModel(ScriptedModel):
         super().__init__(script)
         self.spans: list[tuple[float, float]] = []
 
-    async def complete(self, messages: Any, tools: Any) -> Any:
+    async def complete(self, messages: Any, tools: Any, **options: Any) -> Any:
         started = time.perf_counter()
-        raw = await super().complete(messages, tools)
+        raw = await super().complete(messages, tools, **options)
         self.spans.append((started, time.perf_counter()))
         return raw
 

@@ -128,11 +128,17 @@ def test_a_model_that_only_writes_text_is_told_to_use_json_mode(
         "--browser-path",
         "/nonexistent",
     )
-    result = check(server.url, *flags, tmp_path=tmp_path)
+    result = check(server.url, *flags, "--tool-mode", "native", tmp_path=tmp_path)
     assert result.code == 1
     assert line(result, "tool calls").startswith("FAIL ")
     assert "use --tool-mode json" in line(result, "tool calls")
     assert "1 problem(s)" in result.stdout
+
+    # With --tool-mode auto (the default) a run switches to json by itself: that is no problem.
+    in_auto_mode = check(server.url, *flags, tmp_path=tmp_path)
+    assert in_auto_mode.code == 0, in_auto_mode.stdout
+    assert line(in_auto_mode, "tool calls").startswith("ok ")
+    assert "switches to json" in line(in_auto_mode, "tool calls")
 
     in_json_mode = check(server.url, *flags, "--tool-mode", "json", tmp_path=tmp_path)
     assert in_json_mode.code == 0, in_json_mode.stdout

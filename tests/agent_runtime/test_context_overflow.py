@@ -203,7 +203,9 @@ class CappedWindowModel(ScriptedModel):
         super().__init__(script, name=MODEL)
         self.window, self.cap, self.refused = window, cap, 0
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> RawReply:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSchema], **options: Any
+    ) -> RawReply:
         tokens = count_tokens(messages, tools)
         if tokens + self.cap > self.window:
             self.refused += 1

@@ -185,6 +185,10 @@ def weak_model(ws: Path, seed: int) -> Callable[..., Reply]:
 
     def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
         good = right_step(messages)
+        if not tools:  # json mode (--tool-mode auto switched): no tool list, so the call is text
+            wanted = good.tool_calls[0]["function"]
+            good = reply(content=f'{{"action": "{wanted["name"]}", "arguments": {wanted["arguments"]}}}')
+            return good if rng.random() > 0.35 else reply(content="I will continue the research as planned.")
         mistake = rng.random()
         if mistake > 0.35:
             return good
