@@ -36,7 +36,7 @@ def _judge_usage(ctx: ActionContext, prompt_tokens: int, completion_tokens: int)
     )  # fmt: skip
 
 
-def _assemble(policy: PathPolicy, title: str, chapters: list[str]) -> str:
+def assemble_chapters(policy: PathPolicy, title: str, chapters: list[str]) -> str:
     """The report from its chapter files, in order, as they are, under the research title. A
     chapter that starts with its own `# ` title has its headings moved one level down, so that the
     report has one title."""
@@ -69,7 +69,7 @@ async def all_finished(
     ctx: ActionContext, result: str, report_path: str | None = None, chapters: list[str] | None = None
 ) -> Observation:
     """Finish the research. Give `chapters`: the Notebook files of the report, in order (e.g.
-    ["Notebook/00_summary.md", "Notebook/01_market.md", …]); the report is assembled from them by
+    ["Notebook/00_summary.md", "Notebook/01_<chapter>.md", …]); the report is assembled from them by
     code, as they are, under the research title, so you never copy it. (Or give `report_path`: a
     report you saved as one Markdown file.) The report is checked: every [S<n>] must be a source you
     retrieved, every URL one an observation showed, no [NEEDS RESEARCH: …] or [SOURCE NEEDED] marker
@@ -90,7 +90,7 @@ async def all_finished(
             "report_path (a report saved as one file)"
         )
     if chapters is not None:
-        draft, path = _assemble(policy, ctx.meta.title, chapters), None
+        draft, path = assemble_chapters(policy, ctx.meta.title, chapters), None
     else:
         assert report_path is not None
         path = policy.resolve(report_path)
@@ -146,6 +146,7 @@ async def all_finished(
     meta.report_path = REPORT
     meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
     meta.result = result
+    meta.summary.pop("report", None)  # an unfinished report of an earlier stop is replaced
     meta.summary["sources_cited"] = len(final.cited)
     meta.summary["citations"] = {key: value for key, value in figures.items() if key != "judge"}
     count = len(final.problems) + len(final.flagged)

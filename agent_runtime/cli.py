@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="prove in seconds that the endpoint, tool calling, search and Chromium work"
     )
     _add_run_flags(check)
-    view = commands.add_parser("view", help="watch and steer runs in a local web page (127.0.0.1, behind a token)")
+    view = commands.add_parser(
+        "view", help="watch and steer runs in a local web page (127.0.0.1, behind a token)"
+    )
     view.add_argument(
         "folder", type=Path, nargs="?", default=Path("."),
         help="a workspace, or a folder of workspaces (default: the current folder)",
@@ -136,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", type=Path, help="the file to write (default: WORKSPACE/report.FORMAT)")
     export.add_argument("--browser-path", type=Path, help="Chromium executable for PDF (default: on PATH)")
     _add_debug(export)
-    audit = commands.add_parser("audit", help="re-check a finished report's citations against its saved sources")
+    audit = commands.add_parser(
+        "audit", help="re-check a finished report's citations against its saved sources"
+    )
     audit.add_argument("workspace", type=Path)
     _add_run_flags(audit)
     return parser
@@ -191,7 +195,14 @@ def _print_outcome(result: RunResult) -> None:
             print(result.result)
     else:
         print(f"{result.status.capitalize()}: {result.reason} — {figures}", file=sys.stderr)
-        print(f"Continue with: deep-researcher resume {result.workspace}", file=sys.stderr)
+        if result.report_path and s.get("report") == "unfinished":
+            print(
+                f"Unfinished report (the chapters written so far): {result.workspace / result.report_path}",
+                file=sys.stderr,
+            )
+        command = result.next_command or f"deep-researcher resume {result.workspace}"
+        budgets = " (budgets count the whole run, resumes included)" if "--max-" in command else ""
+        print(f"Continue with: {command}{budgets}", file=sys.stderr)
 
 
 async def _run(researcher: Researcher) -> RunResult:
@@ -254,7 +265,9 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "export":
         from agent_runtime.export import export_report
 
-        written = export_report(args.workspace, args.format, output=args.output, browser_path=args.browser_path)
+        written = export_report(
+            args.workspace, args.format, output=args.output, browser_path=args.browser_path
+        )
         print(f"Exported: {written}")
         return 0
     from agent_runtime.live import attach_live_view

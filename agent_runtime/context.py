@@ -32,6 +32,21 @@ class BudgetStop:
         return f"{self.kind}: {self.figures}"
 
 
+def raised_budget(stop_reason: str | None, settings: Settings) -> str | None:
+    """The flag that lets a run stopped by a budget go on (budgets count the whole run, so the same
+    limit would stop it again at once): twice the limit that stopped it. None for other stops."""
+    kind = (stop_reason or "").partition(":")[0]
+    if kind == "max_steps":
+        return f"--max-steps {settings.max_steps * 2}"
+    if kind == "max_tokens" and settings.max_tokens is not None:
+        return f"--max-tokens {settings.max_tokens * 2}"
+    if kind == "max_cost" and settings.max_cost is not None:
+        return f"--max-cost {settings.max_cost * 2:g}"
+    if kind == "max_time" and settings.max_time is not None:
+        return f"--max-time {settings.max_time * 2:g}"
+    return None
+
+
 @dataclass
 class ActionContext:
     """Handed to every action that asks for it (its first parameter, annotated `ActionContext`)."""
@@ -121,11 +136,20 @@ class ActionContext:
         return max(0.0, self.settings.max_time - self.elapsed())
 
     def in_writing_reserve(self) -> bool:
-        """True once the research share of the step or token budget is spent: time to write."""
+        """True once the research share of a budget (steps, tokens, time) is spent: time to write."""
         s, t = self.settings, self.meta.totals
         if s.max_steps - t.steps <= max(1.0, s.max_steps * s.writing_reserve):
             return True
-        return s.max_tokens is not None and s.max_tokens - t.total_tokens <= s.max_tokens * s.writing_reserve
+        if s.max_tokens is not None and s.max_tokens - t.total_tokens <= s.max_tokens * s.writing_reserve:
+            return True
+        return s.max_time is not None and s.max_time - self.elapsed() <= self._time_reserve(s.max_time)
+
+    def _time_reserve(self, max_time: float) -> float:
+        """The seconds kept for writing: the reserve's share of the time budget, but at least three
+        steps at the pace so far (on a CPU one step can take minutes), and at most half the budget."""
+        steps = self.meta.totals.steps
+        pace = self.elapsed() / steps if steps else 0.0
+        return min(max_time / 2, max(max_time * self.settings.writing_reserve, 3 * pace))
 
     def budget_nearly_spent(self) -> bool:
         """The last few steps or percent of a budget: a report is finalized as it is, problems listed."""

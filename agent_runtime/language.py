@@ -52,6 +52,10 @@ STRINGS: dict[str, dict[str, str]] = {
             "their source states the sentence. Each is listed below by its number."
         ),
         "list_sep": "; ",
+        "unfinished": (
+            "**Unfinished.** The run stopped before the research was finished: these are the chapters "
+            "written so far, assembled as they are. Continue with `{command}`."
+        ),
         "removed.unknown_source": "citations of sources no search or visit returned",
         "appendix.unknown_source": "a citation of a source that no search or visit returned was removed",
         "appendix.unverified_url": "a link no search or visit showed was removed: {subject}",
@@ -99,6 +103,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "appendix_removed": "程序从正文中删除了：{what}。",
         "appendix_flagged": "标有 † 的引用按原文保留：核对未能确认其来源陈述了该句内容。下面按编号逐一列出。",
         "list_sep": "；",
+        "unfinished": "**未完成。** 研究在完成之前停止了：以下是目前已写好的章节，按原样汇编。继续请运行 `{command}`。",
         "removed.unknown_source": "任何搜索或网页访问都未返回的来源的引用",
         "appendix.unknown_source": "删除了一处引用：其来源未被任何搜索或网页访问返回",
         "appendix.unverified_url": "删除了一个未出现在任何搜索或网页访问结果中的链接：{subject}",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,11 +17,12 @@ from typing import Any
 
 from actions import main_actions
 from actions.research_task import unfinished_research_note
+from actions.unfinished_report import write_unfinished_report
 from actions.web import check_search_settings
 from agent_runtime import language
 from agent_runtime.calling import calling
 from agent_runtime.config import Settings, load_settings
-from agent_runtime.context import ActionContext
+from agent_runtime.context import ActionContext, raised_budget
 from agent_runtime.errors import (
     EXIT_BUDGET,
     EXIT_ERROR,
@@ -70,6 +72,8 @@ class RunResult:
     summary: dict[str, Any]
     report_problems: list[str]
     crash: str | None = None  # the traceback, when an unexpected exception ended the run
+    # The command that continues a run that did not finish, with the budget that stopped it raised.
+    next_command: str | None = None
 
 
 class Researcher:
@@ -100,20 +104,22 @@ class Researcher:
             model.on_wait = self._log_wait
             model.on_fallback = self._log_fallback
         self._system_prompts: dict[str, str] = {}
+        # Also in the last message of every request, where a small model still sees it.
+        self._language_name = language.name(language.resolve(settings.language, meta.title, meta.purpose))
 
     def system_prompt(self) -> str:
         """The main agent's system prompt in the run's tool mode: rendered once per mode, so that
         it stays byte-identical within a run (a switch of --tool-mode auto renders it once more)."""
         mode = self.ctx.tool_mode()
         if mode not in self._system_prompts:
-            meta, settings = self.meta, self.settings
+            meta = self.meta
             self._system_prompts[mode] = self.prompts.render(
                 "main_system.j2",
                 title=meta.title,
                 purpose=meta.purpose,
                 tool_mode=mode,
                 actions=list(self.actions),
-                language=language.name(language.resolve(settings.language, meta.title, meta.purpose)),
+                language=self._language_name,
             )
         return self._system_prompts[mode]
 
@@ -121,7 +127,13 @@ class Researcher:
         step = self.meta.totals.steps + 1
         agent, what = calling.get()  # which agent's call, and which call: the File agent's, a judge's…
         self.events.append(
-            "model_retry", step=step, agent=agent, call=what, attempt=attempt, reason=reason, delay=round(delay, 2)
+            "model_retry",
+            step=step,
+            agent=agent,
+            call=what,
+            attempt=attempt,
+            reason=reason,
+            delay=round(delay, 2),
         )
 
     def _log_fallback(self, parameter: str, before: str, after: str, refusal: str) -> None:
@@ -290,7 +302,7 @@ class Researcher:
 
     def _status(self) -> list[str]:
         """The run's figures for the last message of each request, and the nudge to finish."""
-        lines = [f"[status] {self.ctx.status_line()}"]
+        lines = [f"[status] {self.ctx.status_line()}", f"[language] Write in {self._language_name}."]
         if self.ctx.in_writing_reserve():
             lines.append(self.prompts.render("nudge_writing_reserve.j2"))
         return lines
@@ -320,6 +332,7 @@ class Researcher:
             outcome = await AgentLoop(self.agent_spec(), self.ctx).run()
             return self._end(outcome)
         except (KeyboardInterrupt, asyncio.CancelledError):
+            self._write_unfinished_report()
             return self._stop("interrupted", "interrupted by the user", EXIT_INTERRUPTED)
         except (DeepResearcherError, StorageError) as exc:
             return self._stop("error", str(exc), EXIT_ERROR)
@@ -340,7 +353,26 @@ class Researcher:
         if outcome.kind == "finished":
             self.meta.result = outcome.result
             return self._stop("finished", None, EXIT_FINISHED)
+        self.meta.stop_reason = outcome.reason
+        self._write_unfinished_report()
         return self._stop("stopped", outcome.reason, EXIT_BUDGET)
+
+    def next_command(self) -> str:
+        """`deep-researcher resume WS`, with the budget that stopped the run raised."""
+        raised = raised_budget(self.meta.stop_reason, self.settings)
+        return f"deep-researcher resume {shlex.quote(str(self.workspace.root))}" + (
+            f" {raised}" if raised else ""
+        )
+
+    def _write_unfinished_report(self) -> None:
+        """The chapters written so far as report.md, marked unfinished: a stop keeps the work readable."""
+        try:
+            path = write_unfinished_report(self.ctx, self.next_command())
+        except (DeepResearcherError, StorageError, OSError) as exc:  # the stop itself must not fail
+            self.events.append("unfinished_report_failed", error=str(exc)[:300])
+            return
+        if path is not None:
+            self.events.append("unfinished_report", path=path)
 
     def _crashed(self, exc: Exception) -> RunResult:
         text = "".join(traceback.format_exception(exc))
@@ -376,7 +408,7 @@ class Researcher:
         m = self.meta
         return RunResult(
             m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals, m.summary,
-            m.report_problems,
+            m.report_problems, next_command=None if m.status == "finished" else self.next_command(),
         )  # fmt: skip
 
 
@@ -397,6 +429,7 @@ def run_summary(ctx: ActionContext) -> dict[str, Any]:
         "sources_seen": len(records),
         "sources_fetched": sum(1 for r in records if r.fetched),
         "sources_cited": int(ctx.meta.summary.get("sources_cited", 0)),
+        **({"report": "unfinished"} if ctx.meta.summary.get("report") == "unfinished" else {}),
         **({"citations": ctx.meta.summary["citations"]} if "citations" in ctx.meta.summary else {}),
     }
 

@@ -1,0 +1,78 @@
+"""The report of a run that stopped before all_finished: its Notebook chapters, assembled by code.
+
+A slow model (a local one on a CPU) often runs out of time with chapters written and no report. The
+chapters are the work: they are assembled as all_finished would assemble them, checked by the
+lexical citation audit only (no model call: the budget is spent), and written to report.md under a
+banner saying that the report is unfinished and how to continue. `resume` can then finish it: the
+next all_finished replaces it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import agent_runtime.language as lang
+from actions.finish import DRAFT, assemble_chapters
+from agent_runtime.citation_audit import audit, flags, write_citations
+from agent_runtime.context import ActionContext
+from agent_runtime.errors import ActionError
+from agent_runtime.finalize import finalize, strip_references
+from agent_runtime.ledger import ledger_for
+from agent_runtime.workspace import NOTEBOOK, OVERALL_DASHBOARD, REPORT, SOURCES
+from sandbox import atomic_write_text
+from sandbox.paths import PathPolicy
+
+_NAMED_CHAPTER = re.compile(rf"{NOTEBOOK}/[^\s`'\"()\[\]<>*]+\.md")
+_HEADING_ONLY = re.compile(r"\s*(#{1,6} [^\n]*\s*)*")
+
+
+def written_chapters(ctx: ActionContext) -> list[str]:
+    """The chapter files with text in them: those the outline names, in its order, then the other
+    Markdown files at the top of Notebook/ by name (research notes in subfolders are not chapters)."""
+    root = ctx.workspace.root
+    outline = ctx.workspace.read_text(OVERALL_DASHBOARD) if (root / OVERALL_DASHBOARD).is_file() else ""
+    named = [
+        name
+        for name in dict.fromkeys(_NAMED_CHAPTER.findall(outline))
+        if "/" not in name[len(NOTEBOOK) + 1 :]
+    ]
+    folder = root / NOTEBOOK
+    present = sorted(f"{NOTEBOOK}/{path.name}" for path in folder.glob("*.md")) if folder.is_dir() else []
+    chapters = []
+    for name in [*named, *present]:
+        path = root / name
+        if name in chapters or not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if not _HEADING_ONLY.fullmatch(text):
+            chapters.append(name)
+    return chapters
+
+
+def write_unfinished_report(ctx: ActionContext, continue_with: str) -> str | None:
+    """report.md from the chapters written so far, marked unfinished; its path, or None when no
+    chapter has text yet."""
+    chapters = written_chapters(ctx)
+    if not chapters:
+        return None
+    try:
+        draft = assemble_chapters(PathPolicy(ctx.workspace.root), ctx.meta.title, chapters)
+    except ActionError:  # a chapter changed or vanished since it was listed: leave no half report
+        return None
+    ledger = ledger_for(ctx)
+    sources = ctx.workspace.root / SOURCES
+    pairs = audit(strip_references(draft), ledger, sources)
+    language = ctx.settings.language
+    final = finalize(draft, ledger, force=True, language=language, flags=flags(pairs))
+    title, _, body = final.text.partition("\n")
+    banner = lang.text(language or lang.DEFAULT, "unfinished", command=continue_with)
+    atomic_write_text(ctx.workspace.root / DRAFT, draft)
+    atomic_write_text(ctx.workspace.root / REPORT, f"{title}\n\n> {banner}\n{body}")
+    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, None)
+    meta = ctx.meta
+    meta.report_path = REPORT
+    meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
+    meta.summary["sources_cited"] = len(final.cited)
+    meta.summary["citations"] = {key: value for key, value in figures.items() if key != "judge"}
+    meta.summary["report"] = "unfinished"
+    return REPORT
