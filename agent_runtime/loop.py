@@ -35,6 +35,7 @@ from agent_runtime.replies import (
     parse_reply,
 )
 from agent_runtime.scheduling import NotRun, run_calls
+from agent_runtime.summaries import summary_cap, summary_problem
 from agent_runtime.tokens import raw_message_tokens, raw_tools_tokens
 from agent_runtime.tool_modes import ModeWatch, action_schema, as_json_history
 from sandbox import atomic_write_text
@@ -249,39 +250,36 @@ class AgentLoop:
             self.ctx.estimator.scale(self._raw_request(None)) > self.guard.soft_tokens
             and self.spec.memory is not None
         ):
-            await self._summarize_into_dashboard(step)
-            how = "summary"
+            how = "summary" if await self._summarize_into_dashboard(step) else "pointers"
         after = self.ctx.estimator.scale(self._raw_request(None))
         self.ctx.meta.totals.compactions += 1
         self._log("compaction", step=step, how=how, tokens_before=before, tokens_after=after)
 
-    async def _summarize_into_dashboard(self, step: int) -> None:
-        """Fold the history into the agent's memory file with a separate call, then rebuild."""
+    async def _summarize_into_dashboard(self, step: int) -> bool:
+        """Fold the history into the agent's memory file with a separate call, then rebuild; a
+        reply that is not a summary (agent_runtime/summaries) leaves the file as it was (False)."""
         workspace, prompts, memory = self.ctx.workspace, self.ctx.prompts, self.spec.memory
         assert memory is not None
+        folded = self.history.messages[self.history.base_length :]
         transcript = "\n\n".join(
             f"### {m['role']}\n{m.get('content') or ''}"
             + "".join(
                 f"\n→ {c['function']['name']}({c['function']['arguments']})"
                 for c in m.get("tool_calls") or []
             )
-            for m in self.history.messages[self.history.base_length :]
+            for m in folded
         )
+        dashboard = workspace.read_text(memory)
         request = [
             {"role": "system", "content": prompts.render("summarize_system.j2")},
-            user(
-                prompts.render(
-                    "summarize_request.j2",
-                    dashboard=workspace.read_text(memory),
-                    transcript=transcript,
-                )
-            ),
+            user(prompts.render("summarize_request.j2", dashboard=dashboard, transcript=transcript)),
         ]
         request = self.guard.fit(request, [])
-        summary = ""
+        cap = summary_cap(self.guard.window, self.guard.reply_reserve or self.ctx.settings.reply_cap())
+        summary, started = "", time.monotonic()
         try:
             calling.set(("summarizer", f"step {step}"))
-            raw = await self.spec.model.complete(request, [])
+            raw = await self.spec.model.complete(request, [], max_output_tokens=cap)
             raw_tokens = self.ctx.estimator.raw(request, [])
             prompt_tokens, completion_tokens = self._account(
                 raw_tokens, raw.prompt_tokens, raw.completion_tokens
@@ -290,22 +288,31 @@ class AgentLoop:
             self.ctx.events.append(
                 "model_call", step=step, agent="summarizer", model=self.spec.model.name,
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=[], problems=[],
+                duration=round(time.monotonic() - started, 3), max_output_tokens=cap,
             )  # fmt: skip
         except Exception as exc:  # a failed summary must not lose the run: keep the old dashboard
             self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
-        if not summary.strip():
+            summary = ""
+        own_text = "\n".join(str(m.get("content") or "") for m in folded if m.get("role") == "assistant")
+        problem = (
+            summary_problem(summary, dashboard, own_text, self._action_names) if summary.strip() else None
+        )
+        if problem is not None:
+            self.ctx.events.append("summary_rejected", step=step, reason=problem, summary=summary[:300])
+        if problem is not None or not summary.strip():
             # Keep the pointer-compacted history: resetting it would lose everything since the last
             # dashboard update. The last-resort cut in _prepare_request keeps the request in the window.
             self.pending_notes.append(
                 "[note] The context is nearly full and old observations were replaced by pointers to files. "
                 "Update the current dashboard now with your findings and next steps."
             )
-            return
+            return False
         workspace.write_dashboard(memory, summary)
         self.history.reset(self.spec.base_messages())
         self.pending_notes.append(
             f"[note] The runtime compacted the context: the history was folded into {memory}."
         )
+        return True
 
     # -- calling the model ---------------------------------------------------------------------
     async def _call_model(self, request: list[Message], raw_tokens: float, step: int) -> ModelReply:

@@ -63,7 +63,8 @@ REFUSED_RETRIES = 2  # a refused connection: a server restarting gets a few seco
 
 class Model(Protocol):
     """What the loop needs from a model: one reply to one request. `reply_schema` is the JSON schema
-    a json-mode reply must follow (None: free text, as for a summary)."""
+    a json-mode reply must follow (None: free text, as for a summary); `max_output_tokens` a lower
+    output cap for this one call (a summary)."""
 
     name: str
 
@@ -73,6 +74,7 @@ class Model(Protocol):
         tools: Sequence[ToolSchema],
         *,
         reply_schema: dict[str, Any] | None = None,
+        max_output_tokens: int | None = None,
     ) -> RawReply: ...
 
 
@@ -298,12 +300,17 @@ class OpenAIModel:
         tools: Sequence[ToolSchema],
         *,
         reply_schema: dict[str, Any] | None = None,
+        max_output_tokens: int | None = None,
     ) -> RawReply:
         give_up_at = time.monotonic() + self.deadline
         attempt = 0
         while True:
             retry_after: float | None = None
             request = self._request(messages, tools, reply_schema)
+            if max_output_tokens is not None:
+                request[self._cap_parameter] = min(
+                    max_output_tokens, request.get(self._cap_parameter) or max_output_tokens
+                )
             try:
                 response = await self._attempt(request, give_up_at)
                 return _to_raw(response)

@@ -106,6 +106,7 @@ class Researcher:
         self._system_prompts: dict[str, str] = {}
         # Also in the last message of every request, where a small model still sees it.
         self._language_name = language.name(language.resolve(settings.language, meta.title, meta.purpose))
+        self.system_prompt()  # rendered now: a broken template is refused before the run starts
 
     def system_prompt(self) -> str:
         """The main agent's system prompt in the run's tool mode: rendered once per mode, so that

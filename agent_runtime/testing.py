@@ -251,15 +251,21 @@ class ScriptedModel:
         tools: Sequence[ToolSchema],
         *,
         reply_schema: dict[str, Any] | None = None,
+        max_output_tokens: int | None = None,
     ) -> RawReply:
         messages_copy = json.loads(json.dumps(list(messages)))
         tools_copy = json.loads(json.dumps(list(tools)))
         self.requests.append((messages_copy, tools_copy))
         self.reply_schemas.append(reply_schema)
-        request = {"messages": messages_copy, "tools": tools_copy, "reply_schema": reply_schema}
+        request = {
+            "messages": messages_copy, "tools": tools_copy, "reply_schema": reply_schema,
+            "max_tokens": max_output_tokens,
+        }  # fmt: skip
         answer = await _answer(self.script, messages_copy, tools_copy, request)
         if isinstance(answer, Fault):
             raise RuntimeError("ScriptedModel cannot send HTTP faults; use ScriptedEndpoint")
+        if max_output_tokens is not None:  # as a server cuts a reply at the cap it was sent
+            answer = capped(answer, max_output_tokens)
         return RawReply(
             content=answer.content,
             tool_calls=[

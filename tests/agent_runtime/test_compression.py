@@ -73,7 +73,8 @@ async def test_without_dashboard_updates_the_guard_keeps_every_request_under_a_s
     def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
         if is_summary_request(messages):
             return Reply(
-                content="# Current dashboard\n\n## Findings so far\nRead parts so far; nothing else [S1].\n"
+                content="# Current dashboard\n\n## Task at hand\nReading.\n\n## Findings so far\n"
+                "Read parts so far; nothing else [S1].\n\n## Next steps\nRead on.\n\n## Lessons\n"
             )
         step = step_counter(ws)
         if step > 30:
