@@ -3,7 +3,11 @@ the history from the dashboards: updating a dashboard is how the agent compresse
 
 A person may edit a dashboard while the run works: an update is refused when the file changed since
 the version the model was shown (it gets the new text and merges again), and a version a person
-edited that an update replaces is kept in `.trash/` (see `Workspace.write_dashboard`)."""
+edited that an update replaces is kept in `.trash/` (see `Workspace.write_dashboard`).
+
+An update that changes nothing is refused: the dashboard as it already is, or nothing but the
+template's headings and placeholder lines (small models send the template back as an "update").
+Saving it would clear the history for no progress; the refusal names what is still to write."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from agent_runtime.context import ActionContext
 from agent_runtime.errors import ActionError, DashboardEditedError, StorageError, WorkspaceError
 from agent_runtime.ledger import Ledger
 from agent_runtime.registry import Observation, action
-from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES
+from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
 
 # A dashboard is the compressed state: one bigger than this share of the window defeats its purpose.
 MAX_DASHBOARD_SHARE = 0.20
@@ -27,6 +31,25 @@ _CITED = re.compile(r"\[(S\d+)\]")
 # Of a dashboard a person edited, the characters an observation shows (the whole text comes with the
 # dashboards at the head of the conversation from the next step).
 EDITED_TEXT_CHARS = 4_000
+# The template's placeholder lines, also as earlier versions of workspace_template/ worded them: a
+# resumed workspace may hold those.
+_PLACEHOLDER = re.compile(r"^_(Not set yet|None yet|Not written yet)\b.*_$")
+_HEADING = re.compile(r"^#{1,6}\s")
+_SECTION = re.compile(r"^#{1,2}\s+(.*?)\s*#*$")  # subheadings (###) belong to their section
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s*")
+# What each dashboard must hold, as the template names its sections: a refusal says which of them
+# are still empty. Status and Lessons may stay as the template has them.
+_TO_WRITE: dict[str, tuple[tuple[str, ...], str]] = {
+    OVERALL_DASHBOARD: (
+        ("Research questions", "Outline", "What a complete answer needs"),
+        "the research questions, the outline (the planned chapters, one Notebook file each) and what a "
+        "complete answer needs",
+    ),
+    CURRENT_DASHBOARD: (
+        ("Task at hand", "Findings so far", "Next steps"),
+        "the task at hand, the findings so far with their [S<n>] source ids, and the next steps",
+    ),
+}
 
 
 def _unframed(content: str) -> str:
@@ -49,6 +72,72 @@ def _framed(name: str, text: str, whole: str) -> str:
     return f"<<< {name} >>>\n{text}\n<<< end of {name} >>>"
 
 
+def _words(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _own_lines(content: str, template: str) -> list[str]:
+    """The lines of `content` the model wrote itself: not a line of the template (whitespace aside),
+    not a placeholder, not a bare list mark or "…". When a placeholder line is still there, a
+    heading alone is not taken for writing either (a model translating the template's headings
+    around its placeholders has written nothing)."""
+    template_lines = {_words(line) for line in template.splitlines()}
+    placeholders = {line for line in template_lines if line.startswith("_") and line.endswith("_")}
+    lines = [_words(line) for line in content.splitlines()]
+    kept_placeholder = any(line in placeholders or _PLACEHOLDER.match(line) for line in lines)
+    return [
+        line
+        for line in lines
+        if line not in template_lines
+        and not _PLACEHOLDER.match(line)
+        and re.search(r"\w", _LIST_MARK.sub("", line).replace("…", ""))
+        and not (kept_placeholder and _HEADING.match(line))
+    ]
+
+
+def _empty_sections(name: str, content: str, template: str) -> list[str]:
+    """The sections this dashboard must hold that are present in `content` with nothing written
+    under them; all of them when nothing at all is written."""
+    needed = _TO_WRITE[name][0]
+    if not _own_lines(content, template):
+        return list(needed)
+    bodies: dict[str, list[str]] = {}
+    body: list[str] | None = None
+    for line in content.splitlines():
+        heading = _SECTION.match(line.strip())
+        if heading:
+            body = bodies.setdefault(_words(heading.group(1)).casefold(), [])
+        elif body is not None:
+            body.append(line)
+    return [
+        section
+        for section in needed
+        if section.casefold() in bodies and not _own_lines("\n".join(bodies[section.casefold()]), template)
+    ]
+
+
+def _refuse_no_change(ctx: ActionContext, name: str, content: str) -> None:
+    """ActionError when the update is the dashboard as it already is, or holds nothing but the
+    template (whitespace aside), saying what is still to write."""
+    template = template_text(name, ctx.meta.title, ctx.meta.purpose)
+    if content.split() == ctx.workspace.read_text(name).split():
+        lead = f"this is the dashboard as it already is: nothing was changed in {name}"
+    elif not _own_lines(content, template):
+        lead = f"this is only the template's headings and placeholder lines: nothing was changed in {name}"
+    else:
+        return
+    empty = _empty_sections(name, content, template)
+    what = _TO_WRITE[name][1]
+    if empty:
+        raise ActionError(
+            f"{lead}. Still empty: {', '.join(empty)}. Write {what} in place of the placeholder lines, "
+            "then send the whole dashboard."
+        )
+    if name == OVERALL_DASHBOARD:
+        raise ActionError(f"{lead}. Update it when the plan changes; now continue with the next step.")
+    raise ActionError(f"{lead}. Send it again with what changed since: {what}.")
+
+
 def _unknown_ids(ctx: ActionContext, content: str) -> list[str]:
     if not _CITED.search(content):
         return []
@@ -64,6 +153,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
         raise ActionError(f"the new content is empty; {name} was not changed (send the whole dashboard)")
     if name == OVERALL_DASHBOARD:
         content = _with_title(content, ctx.meta.title)
+    _refuse_no_change(ctx, name, content)
     tokens = ctx.estimator.text(content)
     limit = int(ctx.settings.context_window * MAX_DASHBOARD_SHARE)
     if tokens > limit:

@@ -130,7 +130,7 @@ def _checked_notes_file(policy: PathPolicy, notes_file: str) -> str:
     relative = policy.relative(target)
     if not relative.startswith(NOTEBOOK + "/"):
         raise ActionError(
-            f"notes_file must be a file inside {NOTEBOOK}/, e.g. {NOTEBOOK}/02_market.md; {relative!r} is not "
+            f"notes_file must be a file inside {NOTEBOOK}/, e.g. {NOTEBOOK}/02_<chapter>.md; {relative!r} is not "
             "(the dashboards, sources/ and other folders are not for notes)"
         )
     policy.check_writable(notes_file)  # a link from Notebook/ into a read-only area
@@ -396,7 +396,7 @@ async def research_task(
 
     Args:
         question: the complete sub-question (period, region, figures wanted).
-        notes_file: its own Notebook file for the findings, e.g. "Notebook/notes/02_market.md".
+        notes_file: its own Notebook file for the findings, e.g. "Notebook/notes/02_<chapter>.md".
         depth: "quick", "standard" or "deep": how long it works.
     """
     task = _start(ctx, question, notes_file, depth)

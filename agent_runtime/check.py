@@ -9,6 +9,10 @@ Each check prints one line, `ok`, `FAIL` (the run cannot work: the line says wha
     ok    search      local: answered (3 results for "research")
     note  browser     Chromium was not found (...); pages are read over HTTP only
 
+With `--offline` a first line says what the run will not do (nothing leaves the machine but the
+model's requests), and notes a model endpoint that is not on this machine or a private network:
+the documents' text goes there. The browser is then not checked (nor started): the run never uses it.
+
 The checks use the run's own code paths (the model client, reply parsing, the search providers,
 the browser session), so a check that passes means the run's first step will too.
 """
@@ -23,6 +27,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, TextIO
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -42,6 +47,7 @@ from agent_runtime.model import OpenAIModel, build_model, check_endpoint_reachab
 from agent_runtime.prompts import Prompts
 from agent_runtime.registry import ActionSet, action
 from agent_runtime.replies import ToolMode, parse_reply
+from sandbox.url_policy import is_public_address, parse_ip_host
 
 Verdict = Literal["ok", "FAIL", "note"]
 SEARCH_QUERY = "research"
@@ -90,12 +96,16 @@ class SetupCheck:
     async def run(self) -> int:
         s = self.settings
         print(
-            f"Checking model {s.model!r} at {s.base_url or 'the OpenAI API'}, search {s.search!r}",
+            f"Checking model {s.model!r} at {s.base_url or 'the OpenAI API'}, search {s.search!r}"
+            + (", offline" if s.offline else ""),
             file=self.out,
         )
+        if s.offline:
+            self.check_offline()
         await self.check_model()
         await self.check_search()
-        await self.check_browser()
+        if not s.offline:
+            await self.check_browser()
         if self.failed:
             print(f"{self.failed} problem(s): fix the lines marked FAIL, then check again.", file=self.out)
             return 1
@@ -110,6 +120,21 @@ class SetupCheck:
                 flush=True,
             )
             self._next_wait_notice = 2 * seconds
+
+    # -- offline -----------------------------------------------------------------------------------
+    def check_offline(self) -> None:
+        endpoint = self.settings.base_url or "https://api.openai.com/v1"
+        means = (
+            f"nothing leaves this machine except the requests to the model endpoint {endpoint}: search is the "
+            "local corpus only (--search local --corpus DIR), visit_url reads only its documents, browse is off"
+        )
+        where = _endpoint_place(endpoint)
+        if where is None:
+            self._say("ok", "offline", means)
+        else:
+            self._say("note", "offline", f"{means}; but {where}, and every prompt, with the documents' "
+                      "text, goes there: for confidential documents use a model served here (--base-url "
+                      "http://127.0.0.1:8080/v1)")  # fmt: skip
 
     # -- the model ---------------------------------------------------------------------------------
     async def check_model(self) -> None:
@@ -247,6 +272,25 @@ class SetupCheck:
             await browser.aclose()
         product = version.get("product", "Chromium") if isinstance(version, dict) else "Chromium"
         self._say("ok", "browser", f"{product} starts ({time.monotonic() - started:.1f} s)")
+
+
+def _endpoint_place(url: str) -> str | None:
+    """None when `url` is on this machine or a private network (by its address, or a loopback
+    name), else where it is, in words. A host name is not looked up: a check sends nothing anywhere
+    but to the model, and a DNS answer would prove little about where the server really is."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        host = ""
+    if not host:
+        return f"the endpoint {url!r} names no host"
+    ip = parse_ip_host(host)
+    if ip is not None:
+        return None if not is_public_address(ip) else f"{host} is an address on the internet"
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return None
+    return f"{host} is a host name, which may be on the internet (make sure it is a server of your own)"
 
 
 async def _one_tool_call(model: OpenAIModel, mode: ToolMode, prompts_dir: Path | None) -> bool:

@@ -15,7 +15,9 @@ Two layers:
   answers "public" to the check and "127.0.0.1" a moment later (DNS rebinding) cannot slip through.
 
 `URLPolicy(allow_private=True)` (the CLI's `--allow-private-urls`) lifts the address rule only;
-the scheme and credential rules always hold.
+the scheme and credential rules always hold. `URLPolicy(offline=True)` (the CLI's `--offline`)
+refuses every URL and every connection, whatever else is allowed: the last line behind the web
+actions' own offline refusals, so that no code path forgotten there can reach the network.
 
 Refusals are `URLRefusedError` (a `SandboxError`, so a `ValueError`) whose message is written for
 the model. Through the client they propagate as that same exception, not wrapped in an
@@ -275,9 +277,11 @@ async def system_resolver(host: str, port: int) -> list[str]:
 
 @dataclass(frozen=True)
 class URLPolicy:
-    """Which URLs may be fetched. `allow_private=True` lifts the address rule only."""
+    """Which URLs may be fetched. `allow_private=True` lifts the address rule only; `offline=True`
+    refuses everything (and wins over `allow_private`)."""
 
     allow_private: bool = False
+    offline: bool = False
     # Injectable for tests and for callers with their own DNS; None means `system_resolver`.
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
 
@@ -290,6 +294,7 @@ class URLPolicy:
         not resolved here: the client from `make_client` checks the resolved address at connect
         time.
         """
+        self._check_online()
         parsed, written_host = _parse_url(url)
         shown = url if isinstance(url, str) else str(url)
         if parsed.userinfo:
@@ -350,6 +355,7 @@ class URLPolicy:
         """The addresses to connect to for `host`, every one checked: if ANY is not public the
         host is refused, so a resolver cannot mix a private address in among public ones.
         Resolution failures propagate as `OSError` (`socket.gaierror` from the system resolver)."""
+        self._check_online()  # before the DNS lookup: a lookup is a request that leaves too
         literal = parse_ip_host(host)
         if literal is not None:
             self.check_ip(literal, host=host)
@@ -367,6 +373,13 @@ class URLPolicy:
         for ip in addresses:
             self.check_ip(ip, host=host)
         return addresses
+
+    def _check_online(self) -> None:
+        if self.offline:
+            raise URLRefusedError(
+                "URL refused: this run is offline (--offline): no request leaves the machine except to the "
+                "model endpoint; only documents of the local corpus can be read (visit_url with their source id)"
+            )
 
     def _check_host_name(self, host: str) -> None:
         if self.allow_private:

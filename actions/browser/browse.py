@@ -53,10 +53,19 @@ async def browse(ctx: ActionContext, task: str, start_url: str) -> Observation:
 
     Args:
         task: what the Browser agent should do and report, in full sentences, e.g. "Search the
-            catalogue for 'solid-state battery', open the first three results and report each title
-            and publication date".
+            catalogue for '<search terms>', open the first three results and report each title and
+            publication date".
         start_url: the http(s) URL of the page where the task starts.
     """
+    if ctx.settings.offline:
+        # The tool list is the same in every run (prompt cache), so the action stays listed and says
+        # no here, before the browser is started: Chromium itself talks to the network on start.
+        return Observation(
+            "browse is off: this run is offline (--offline), and the browser would load pages from the "
+            "network. Only documents of the local corpus can be read: find them with web_search and read "
+            'them with visit_url by their source id (e.g. visit_url("S1")).',
+            error=True,
+        )
     # The run has one browser, and a Browser agent closes its pages when it ends: research tasks
     # running side by side take turns with it.
     async with ctx.services.get(_BrowserTurn, _BrowserTurn).lock:

@@ -219,7 +219,7 @@ class Browser:
         self, settings: Settings, *, policy: URLPolicy | None = None, connector: Connector | None = None
     ) -> None:
         self.settings = settings
-        self.policy = policy or URLPolicy(allow_private=settings.allow_private_urls)
+        self.policy = policy or URLPolicy(allow_private=settings.allow_private_urls, offline=settings.offline)
         self.proxy = PolicyProxy(self.policy, connector=connector)
         self.pages = asyncio.Semaphore(_PAGES_AT_ONCE)
         self.start_seconds = 0.0  # how long the last start took

@@ -126,7 +126,7 @@ async def search_in_file(ctx: ActionContext, file_path: str, pattern: str, conte
     pattern; the search is case-sensitive (use (?i) at the start to ignore case).
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/02_methods.md".
+        file_path: the file, relative to the workspace, e.g. "Notebook/02_<chapter>.md".
         pattern: a regular expression (Python syntax), e.g. "NEEDS RESEARCH" or "\\[S\\d+\\]".
         context_lines: lines to show before and after each match, 0-20.
     """
@@ -314,7 +314,7 @@ async def grep_files(
     the output is capped, with a count of the matches not shown.
 
     Args:
-        pattern: a regular expression (Python syntax), e.g. "solid.state" or "NEEDS RESEARCH"; a plain word works.
+        pattern: a regular expression (Python syntax), e.g. "NEEDS RESEARCH" or "\\[S\\d+\\]"; a plain word works.
         directory: the folder to search, relative to the workspace; "." is the whole workspace.
         ignore_case: true to match upper and lower case alike.
         glob: only files whose name matches, e.g. "*.md"; with a "/" it matches the path, e.g. "Notebook/*.md".

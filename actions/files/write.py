@@ -172,7 +172,7 @@ async def replace_text(
     operation. An empty replacement removes the passage.
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/03_costs.md".
+        file_path: the file, relative to the workspace, e.g. "Notebook/03_<chapter>.md".
         old_text: the exact passage to replace, as it is in the file.
         new_text: the text that takes its place.
         attached: True to use the text attached to the operation instead of new_text.
@@ -209,7 +209,7 @@ async def create_file(ctx: ActionContext, file_path: str, initial_content: str =
     it, or use write_file to change it.
 
     Args:
-        file_path: the new file, relative to the workspace, e.g. "Notebook/03_costs.md".
+        file_path: the new file, relative to the workspace, e.g. "Notebook/03_<chapter>.md".
         initial_content: the text of the new file (Markdown); empty by default.
     """
     policy = file_policy(ctx)

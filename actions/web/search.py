@@ -15,7 +15,9 @@ e.g. `tavily,duckduckgo`):
 | `local`      | `--corpus DIR` (offline, SQLite FTS5; see local_corpus.py) |
 
 `check_search_settings(settings, env)` checks all of that when a run starts, so a missing key is
-reported before the first step, not in the middle of a run.
+reported before the first step, not in the middle of a run. With `--offline` it accepts `local`
+alone: every other provider sends the queries off the machine (a SearXNG on localhost too, since it
+asks the engines on the internet).
 
 A provider that answers 429 or 5xx (or cannot be reached) is retried with exponential backoff
 (honouring Retry-After, within a cap); one that still fails, or fails for another reason, hands
@@ -101,6 +103,14 @@ def check_search_settings(settings: Settings, env: Mapping[str, str] | None = No
     names = provider_names(settings.search)
     if not names:
         raise ConfigError("--search is empty; name a search provider, e.g. --search duckduckgo")
+    # Checked before the keys: offline, a missing key is not the problem to report.
+    online = [name for name in names if name != "local"]
+    if settings.offline and online:
+        raise ConfigError(
+            f"--offline allows only --search local --corpus DIR (documents in a folder on this machine), but "
+            f"--search {settings.search.strip()} would send the queries to {', '.join(online)} over the network; "
+            "use --search local --corpus DIR, or leave out --offline"
+        )
     for name in names:
         if name not in PROVIDERS:
             raise ConfigError(

@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.testing import Reply, call, reply
+import pytest
+
+from actions.dashboards import update_current_dashboard, update_overall_dashboard
+from agent_runtime.context import ActionContext
+from agent_runtime.registry import Observation
+from agent_runtime.testing import Reply, call, reply, scratch_context
+from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, template_text
 from tests.agent_runtime.helpers import events, finish_with_report, resume_run, start_run
 
 
@@ -129,3 +135,125 @@ async def test_an_update_that_is_only_the_copied_frame_changes_nothing(tmp_path:
     assert result.status == "finished"
     assert "1. Q?" in (ws / "overall_dashboard.md").read_text()
     assert any("the new content is empty" in text for text in told)
+
+
+# -- updates that change nothing ---------------------------------------------------------------
+# A small model sends the template's placeholder lines back, or the dashboard it was shown, as its
+# "update": saving it would clear the history for nothing, so it is refused and told what to write.
+
+
+async def update(ctx: ActionContext, name: str, content: str) -> Observation:
+    tool = update_overall_dashboard if name == OVERALL_DASHBOARD else update_current_dashboard
+    return await tool.run(ctx, {"content": content})
+
+
+def reflowed(text: str) -> str:
+    """The same text with other whitespace: blank lines dropped, spaces doubled, CRLF line ends."""
+    return "\r\n".join(line.replace(" ", "  ") for line in text.splitlines() if line.strip())
+
+
+@pytest.mark.parametrize("title", ["Test research", "libffi 的调用约定与移植"])
+async def test_the_template_sent_back_is_refused_and_says_what_to_write(tmp_path: Path, title: str) -> None:
+    ctx = scratch_context(tmp_path / "ws", title=title)
+    try:
+        for name in (OVERALL_DASHBOARD, CURRENT_DASHBOARD):
+            template = template_text(name, title, None)
+            # As it is, with other whitespace, with the frame copied around it, with its headings
+            # dropped: only the placeholder lines, nothing of the model's own.
+            placeholders = "\n".join(line for line in template.splitlines() if line.startswith("_"))
+            framed = f"<<< {name} >>>\n{template.strip()}\n<<< end of {name} >>>"
+            for content in (template, reflowed(template), framed, placeholders):
+                observation = await update(ctx, name, content)
+                assert observation.error and not observation.reset_context, (name, content)
+                assert "nothing was changed" in observation.text
+                assert ctx.workspace.is_untouched(name, title, None)
+        told = (await update(ctx, OVERALL_DASHBOARD, template_text(OVERALL_DASHBOARD, title, None))).text
+        assert "Still empty: Research questions, Outline, What a complete answer needs." in told
+        assert "outline" in told and "Status" not in told
+        told = (await update(ctx, CURRENT_DASHBOARD, template_text(CURRENT_DASHBOARD, title, None))).text
+        assert "Still empty: Task at hand, Findings so far, Next steps." in told
+        assert "[S<n>]" in told and "Lessons" not in told
+    finally:
+        await ctx.services.aclose()
+
+
+async def test_translated_headings_around_the_placeholders_add_nothing(tmp_path: Path) -> None:
+    ctx = scratch_context(tmp_path / "ws", title="libffi 的调用约定与移植")
+    try:
+        template = template_text(CURRENT_DASHBOARD, "libffi 的调用约定与移植", None)
+        translated = (
+            template.replace("# Current dashboard", "# 当前仪表板")
+            .replace("## Task at hand", "## 当前任务")
+            .replace("## Findings so far", "## 目前的发现")
+        )
+        observation = await update(ctx, CURRENT_DASHBOARD, translated)
+        assert observation.error and "nothing was changed" in observation.text
+        assert ctx.workspace.is_untouched(CURRENT_DASHBOARD, "libffi 的调用约定与移植", None)
+    finally:
+        await ctx.services.aclose()
+
+
+async def test_a_dashboard_sent_again_unchanged_is_refused_and_names_what_is_still_empty(
+    tmp_path: Path,
+) -> None:
+    title = "libffi 的调用约定与移植"
+    ctx = scratch_context(tmp_path / "ws", title=title)
+    try:
+        # The placeholders may stay where the model wrote nothing yet: what it added is saved.
+        template = template_text(OVERALL_DASHBOARD, title, None)
+        blueprint = template.replace(
+            "## Research questions\n", "## Research questions\n1. libffi 在各平台上如何实现调用约定？\n"
+        )
+        observation = await update(ctx, OVERALL_DASHBOARD, blueprint)
+        assert not observation.error and observation.reset_context
+        saved = ctx.workspace.overall_dashboard.read_text("utf-8")
+        # Sent again as it is now, reflowed: nothing changes, and what is still empty is named.
+        observation = await update(ctx, OVERALL_DASHBOARD, reflowed(saved))
+        assert observation.error and not observation.reset_context
+        assert "this is the dashboard as it already is: nothing was changed" in observation.text
+        assert "Still empty: Outline, What a complete answer needs." in observation.text
+        assert ctx.workspace.overall_dashboard.read_text("utf-8") == saved
+
+        current = "# 当前仪表板\n\n## 当前任务\n比较 x86-64 与 AArch64 的调用约定。\n\n## 下一步\n- 搜索 libffi 文档\n"
+        assert not (await update(ctx, CURRENT_DASHBOARD, current)).error
+        observation = await update(ctx, CURRENT_DASHBOARD, current.replace("\n\n", "\n"))
+        assert observation.error and "as it already is: nothing was changed" in observation.text
+        # Its headings are its own: nothing is claimed empty, the model is told what to add.
+        assert "Still empty" not in observation.text and "[S<n>]" in observation.text
+        # Any real change goes through.
+        changed = current + "\n## 经验\n- 官方文档不列出所有平台\n"
+        assert not (await update(ctx, CURRENT_DASHBOARD, changed)).error
+        assert "官方文档" in ctx.workspace.current_dashboard.read_text("utf-8")
+    finally:
+        await ctx.services.aclose()
+
+
+async def test_a_short_dashboard_of_the_models_own_is_still_saved(tmp_path: Path) -> None:
+    # A heading of its own is something written (nothing of the template is in it): saved.
+    ctx = scratch_context(tmp_path / "ws")
+    try:
+        for content in ("# Current\n", "# 当前\n", "# Current\n\n## Findings so far\n- a finding [S1]\n"):
+            observation = await update(ctx, CURRENT_DASHBOARD, content)
+            assert not observation.error, observation.text
+    finally:
+        await ctx.services.aclose()
+
+
+async def test_the_refusal_reaches_the_model_and_the_run_goes_on(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    told: list[str] = []
+    sent = 0
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        nonlocal sent
+        told.extend(observations(messages))
+        sent += 1
+        if sent == 1:  # the dashboard exactly as the request framed it (purpose line included)
+            shown = str(messages[1]["content"])
+            current = shown.split("<<< current_dashboard.md >>>\n")[1].split("<<< end of")[0]
+            return reply(call("update_current_dashboard", content=current))
+        return finish_with_report(ws)
+
+    result, _ = await start_run(tmp_path, script)
+    assert result.status == "finished"
+    assert any("nothing was changed" in text and "Task at hand" in text for text in told), told

@@ -5,6 +5,7 @@ Chromium present and absent."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import socket
@@ -237,3 +238,56 @@ def test_a_browser_that_will_not_start_is_a_problem(endpoint: Any, corpus: Path,
         pytest.skip("the [browser] extra is not installed")
     assert result.code == 1
     assert line(result, "browser").startswith("FAIL ") and "did not start" in line(result, "browser")
+
+
+def test_offline_says_what_it_means_and_starts_no_browser(
+    endpoint: Any, corpus: Path, tmp_path: Path
+) -> None:
+    fake = tmp_path / "chromium"  # a browser the check would run, leaving a mark, if it started one
+    fake.write_text(f"#!/bin/sh\ntouch {tmp_path / 'browser-started'}\nexit 1\n")
+    fake.chmod(0o755)
+    server = endpoint(calls_tools)
+    result = check(
+        server.url, "--model", "scripted-model", "--search", "local", "--corpus", str(corpus),
+        "--browser-path", str(fake), "--offline", tmp_path=tmp_path,
+    )  # fmt: skip
+    assert result.code == 0, result.stdout + result.stderr
+    offline = line(result, "offline")
+    assert offline.startswith("ok ")
+    assert f"nothing leaves this machine except the requests to the model endpoint {server.url}" in offline
+    assert "browse is off" in offline and "--search local --corpus DIR" in offline
+    assert line(result, "search").startswith("ok ")
+    assert "browser" not in result.stdout and not (tmp_path / "browser-started").exists()
+
+
+def test_offline_with_a_web_search_provider_is_a_problem(endpoint: Any, tmp_path: Path) -> None:
+    server = endpoint(calls_tools)
+    result = check(
+        server.url, "--model", "scripted-model", "--search", "duckduckgo", "--offline", tmp_path=tmp_path
+    )
+    assert result.code == 1
+    search = line(result, "search")
+    assert search.startswith("FAIL ") and "--offline allows only --search local --corpus DIR" in search
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://192.168.1.20:8000/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("http://8.8.8.8/v1", False),
+    ],
+)
+def test_offline_notes_an_endpoint_that_may_be_elsewhere(url: str, local: bool) -> None:
+    from agent_runtime.check import SetupCheck
+    from agent_runtime.config import Settings
+
+    out = io.StringIO()
+    SetupCheck(Settings(base_url=url, offline=True), out, env={}).check_offline()
+    verdict = out.getvalue().split()[0]
+    assert verdict == ("ok" if local else "note"), out.getvalue()
+    if not local:
+        assert "the documents' text, goes there" in out.getvalue()

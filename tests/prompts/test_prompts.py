@@ -5,7 +5,10 @@ After a deliberate change, refresh the snapshots with `UPDATE_SNAPSHOTS=1 python
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +95,54 @@ def test_the_research_prompt_is_the_same_for_every_task_and_teaches_notes_with_i
     assert "Notebook/" not in text and "{{" not in text
 
 
+# A small model copies an example topic into its own research (a run on libffi wrote chapters on
+# markets and cell costs): what a model reads shows placeholders, never a real-world topic.
+EXAMPLE_TOPIC = re.compile(r"market|cost|batter|sodium|Wh/kg|14%|solid.state|energy density|lithium", re.I)
+
+
+def test_nothing_a_model_reads_carries_an_example_topic() -> None:
+    prompts = Prompts()
+    texts = [
+        path.read_text("utf-8") for path in resources.files("prompts").iterdir() if path.name.endswith(".j2")
+    ]
+    texts += [
+        path.read_text("utf-8")
+        for path in resources.files("workspace_template").iterdir()
+        if path.name.endswith(".md")
+    ]
+    for mode in ("native", "json"):
+        texts.append(prompts.render(
+            "main_system.j2", title="Test research", purpose="", tool_mode=mode, actions=main_actions(),
+            language="English",
+        ))  # fmt: skip
+        texts += [rendered(name, mode) for name in ("file_system", "research_system")]
+    for item in [*main_actions(), *file_actions(), *research_tools()]:
+        texts += [item.description, json.dumps(item.schema())]
+    for text in texts:
+        assert not EXAMPLE_TOPIC.search(text), EXAMPLE_TOPIC.findall(text)
+
+
+def test_the_file_agent_is_shown_the_action_and_finish_together_in_its_own_tool_mode() -> None:
+    native, as_json = rendered("file_system", "native"), rendered("file_system", "json")
+    assert "as two tool calls, e.g. write_attached(file_path=" in native and '[{"action"' not in native
+    line = next(line for line in as_json.splitlines() if "the action and finish together" in line)
+    example = json.loads(line.split("e.g. ", 1)[1].split("]. ", 1)[0] + "]")
+    assert [a["action"] for a in example] == ["write_attached", "finish"]
+    assert "or several independent actions as a JSON array" in as_json
+
+
 def test_json_mode_lists_every_action_with_its_schema() -> None:
     text = rendered("main_system", "json")
     for item in main_actions():
         assert f"## {item.signature_text()}" in text
+    # Each schema is JSON as a model reads it best: "<chapter>", not "\u003cchapter\u003e".
+    schemas = [
+        line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("Arguments (JSON schema): ")
+    ]
+    assert [json.loads(schema) for schema in schemas] == [
+        item.schema()["function"]["parameters"] for item in main_actions()
+    ]
+    assert "\\u00" not in text and "<chapter>" in text
     assert rendered("main_system", "native").count("## ") < text.count("## ")
 
 
