@@ -16,13 +16,16 @@ part of the schema.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
+import json
 import re
 import traceback
+import types
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints, overload
+from typing import Any, Union, get_args, get_origin, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic import Field as PydanticField
@@ -46,6 +49,10 @@ ActionFunction = Callable[..., Awaitable["Observation | str"]]
 # the order the model gave them. "*" stands for anything (a call that names no file).
 ConflictKeys = Callable[[dict[str, Any]], frozenset[str]]
 ANYTHING = "*"
+
+# The key of an object that only wraps text ({"text": "…"}): the text is what was meant.
+_TEXT_KEYS = frozenset({"text", "content", "markdown", "body", "value"})
+_MAX_HEADING = 6  # Markdown's deepest heading; deeper objects become nested bullets
 
 _ARGS_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.MULTILINE)
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)\s*(?:\([^)]*\))?:\s*(.*)$")
@@ -115,6 +122,24 @@ class Action:
         return f"{self.name}({', '.join(parts)})"
 
     async def run(self, ctx: ActionContext | None, arguments: dict[str, Any]) -> Observation:
+        arguments, rewritten = markdown_for_text_arguments(arguments, self._text_parameters())
+        observation = await self._run(ctx, arguments)
+        if not rewritten:
+            return observation
+        # The action ran with readable text; the model learns the form it should have sent.
+        notes = [
+            f"[note] {name} was a JSON {kind}, not text; it was written as Markdown. "
+            f"Next time, send {name} as one string of text."
+            for name, kind in rewritten.items()
+        ]
+        return dataclasses.replace(observation, text="\n\n".join([observation.text, *notes]))
+
+    def _text_parameters(self) -> frozenset[str]:
+        return frozenset(
+            name for name, info in self.params.model_fields.items() if _takes_only_text(info.annotation)
+        )
+
+    async def _run(self, ctx: ActionContext | None, arguments: dict[str, Any]) -> Observation:
         try:
             params = self.params.model_validate(arguments)
         except ValidationError as exc:
@@ -146,6 +171,96 @@ class Action:
             + f"\nExpected: {self.signature_text()}. "
             "Call it again with corrected arguments."
         )
+
+
+def markdown_for_text_arguments(
+    arguments: dict[str, Any], text_parameters: Iterable[str]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arguments with a JSON object or list sent for a text parameter written as Markdown, and
+    what was rewritten (parameter → "object" or "list"). Small models send a dashboard or a note as
+    {"Findings": [...], ...}: refusing it costs a step and often brings the same object back, while
+    the content is all there and reads well as headings and bullets."""
+    rewritten: dict[str, str] = {}
+    fixed = dict(arguments)
+    for name in text_parameters:
+        value = arguments.get(name)
+        if isinstance(value, dict | list):
+            fixed[name] = as_markdown(value)
+            rewritten[name] = "object" if isinstance(value, dict) else "list"
+    return fixed, rewritten
+
+
+def as_markdown(value: dict[str, Any] | list[Any]) -> str:
+    """A parsed JSON object or list as Markdown: an object of plain values as `- key: value`
+    bullets, any other object as a heading per key, lists as (nested) bullets; an object that
+    only wraps text ({"text": "…"}) as that text."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, only),) = value.items()
+        if str(key).lower() in _TEXT_KEYS and isinstance(only, str):
+            return only
+    lines = _sections(value, 2) if isinstance(value, dict) else _bullets(value, 0)
+    return "\n".join(lines).strip("\n")
+
+
+def _sections(value: dict[str, Any], level: int) -> list[str]:
+    """An object at heading level: a heading per key when any value is more than a short phrase."""
+    plain = all(not isinstance(v, dict | list) and "\n" not in _plain(v) for v in value.values())
+    if plain or level > _MAX_HEADING:
+        return _bullets(value, 0)
+    lines: list[str] = []
+    for key, item in value.items():
+        if lines and lines[-1]:  # one blank line between a section and the next heading
+            lines.append("")
+        lines += [f"{'#' * level} {' '.join(str(key).split())}", ""]  # a heading is one line
+        if isinstance(item, dict):
+            lines += _sections(item, level + 1)
+        elif isinstance(item, list):
+            lines += _bullets(item, 0)
+        else:
+            lines.append(_plain(item))
+    return lines
+
+
+def _bullets(value: dict[str, Any] | list[Any], depth: int) -> list[str]:
+    """Bullets indented by `depth`: an object's keys as `- key: value`, a list's items in order; a
+    list item that is an object of plain values is one bullet, `key: value; key: value`."""
+    pad = "  " * depth
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, dict | list):
+                lines += [f"{pad}- {key}:", *_bullets(item, depth + 1)]
+            else:
+                lines.append(_bullet(pad, f"{key}: {_plain(item)}"))
+        return lines
+    for item in value:
+        if isinstance(item, dict) and item and not any(isinstance(v, dict | list) for v in item.values()):
+            lines.append(_bullet(pad, "; ".join(f"{k}: {_plain(v)}" for k, v in item.items())))
+        elif isinstance(item, dict | list):
+            lines += _bullets(item, depth + 1)
+        else:
+            lines.append(_bullet(pad, _plain(item)))
+    return lines
+
+
+def _bullet(pad: str, text: str) -> str:
+    """One bullet; the lines of a multi-line text stay inside it."""
+    return f"{pad}- " + text.replace("\n", f"\n{pad}  ")
+
+
+def _plain(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _takes_only_text(annotation: Any) -> bool:
+    """True for `str` and `str | None`: a parameter that takes a list or an object as well (a URL
+    or a list of URLs) gets the value as it was sent."""
+    if annotation is str:
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = get_args(annotation)
+        return str in members and all(m in (str, type(None)) for m in members)
+    return False
 
 
 @overload

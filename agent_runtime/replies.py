@@ -1,8 +1,10 @@
 """From what an endpoint sent to what the loop acts on, in either tool mode.
 
 `native` sends the tool list and reads `tool_calls`; `json` describes the actions in the system
-prompt and reads one JSON action from the text. Both tolerate what real endpoints send:
-`<think>` blocks, tool calls written as text in `content`, near-JSON arguments, empty replies.
+prompt and reads the JSON actions of the text (one object, a list, or several objects; at most
+MAX_CALLS, like native calls). Both tolerate what real endpoints send: `<think>` blocks, tool
+calls written as text in `content`, near-JSON arguments (raw newlines in strings, doubled braces),
+empty replies.
 What was tolerated is listed in `ModelReply.problems` for the event log.
 
 Model text is untrusted input, normalised here for every agent: no lone surrogate (which no file
@@ -184,13 +186,15 @@ def calls_in_text(text: str, known: Collection[str]) -> list[ToolCall]:
     return _text_calls(text, known)[0]
 
 
-def _text_calls(text: str, known: Collection[str]) -> tuple[list[ToolCall], list[str]]:
-    """The calls in `text`, and a note for each piece that was meant as a call but cannot be read:
-    any <tool_call> tag, and any JSON nested too deeply (prose has no such thing)."""
+def _text_calls(text: str, known: Collection[str]) -> tuple[list[ToolCall], list[str], bool]:
+    """The calls in `text` (at most MAX_CALLS), a note for each piece that was meant as a call but
+    cannot be read (any <tool_call> tag, any JSON nested too deeply: prose has no such thing), and
+    whether more was written than was read."""
     tagged = [m.group(1) for m in _TOOL_CALL_TAG.finditer(text)]
+    pieces = tagged or balanced_objects(text)  # a JSON list of actions: each of its objects, in order
     calls: list[ToolCall] = []
     notes: list[str] = []
-    for piece in (tagged or balanced_objects(text))[:MAX_CALLS]:  # no reply means thousands
+    for piece in pieces[:MAX_CALLS]:  # no reply means thousands
         try:
             obj = loads_lenient(piece)
         except ValueError as exc:
@@ -209,7 +213,8 @@ def _text_calls(text: str, known: Collection[str]) -> tuple[list[ToolCall], list
             call = _call_from_object(candidate, known)
             if call is not None:
                 calls.append(call)
-    return calls, notes
+    cut = bool(calls) and max(len(pieces), len(calls)) > MAX_CALLS
+    return calls[:MAX_CALLS], notes, cut
 
 
 def parse_reply(raw: RawReply, mode: ToolMode, known: Collection[str]) -> ModelReply:
@@ -243,12 +248,15 @@ def parse_reply(raw: RawReply, mode: ToolMode, known: Collection[str]) -> ModelR
             )
     unreadable: list[str] = []
     if not calls and text:
-        calls, unreadable = _text_calls(text, known)
+        calls, unreadable, cut = _text_calls(text, known)
         notes += unreadable
+        if cut:  # as for native calls: the model learns the bound
+            notes.append(
+                f"[note] Your reply held more than {MAX_CALLS} JSON objects; only the first {MAX_CALLS} "
+                "actions were run."
+            )
         if calls and mode == "native":
             problems.append("text_tool_call")
-        if mode == "json":
-            calls = calls[:1]  # one action per reply in json mode
     if any(call.error for call in calls):
         problems.append("invalid_arguments")
     if unreadable:

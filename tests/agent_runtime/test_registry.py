@@ -1,5 +1,7 @@
 from typing import Literal
 
+import pytest
+
 from agent_runtime.errors import ActionError
 from agent_runtime.registry import ActionSet, Observation, action
 
@@ -75,3 +77,104 @@ async def test_action_failures_and_unknown_actions_are_observations() -> None:
 async def test_finishing_action() -> None:
     observation = await ActionSet.of([finish_action]).run(None, "finish", {"answer": "42"})
     assert observation.finished and observation.result == "42"
+
+
+# -- an object or a list where text is expected ------------------------------------------------------
+@action
+async def save(ctx_free_path: str, content: str, title: str | None = None) -> Observation:
+    """Save text.
+
+    Args:
+        ctx_free_path: where.
+        content: the text.
+        title: an optional title.
+    """
+    return Observation(f"saved {ctx_free_path}:\n{content}\ntitle={title}", reset_context=True)
+
+
+@action
+async def visit(url: str | list[str], tags: list[str] | None = None) -> str:
+    """Visit.
+
+    Args:
+        url: one URL or a list.
+        tags: labels.
+    """
+    return f"{url!r} {tags!r}"
+
+
+NOTE = "was a JSON object, not text; it was written as Markdown"
+
+
+async def test_an_object_for_a_text_parameter_is_written_as_markdown_and_the_model_is_told() -> None:
+    content = {
+        "Current task": "Compare cell costs",
+        "Findings": ["cheaper [S1]", "safer [S2]"],
+        "Next steps": {"search": "recycling", "write": "Notebook/02_safety.md"},
+    }
+    observation = await ActionSet.of([save]).run(None, "save", {"ctx_free_path": "a.md", "content": content})
+    assert not observation.error and observation.reset_context  # the action ran, its flags kept
+    assert observation.text.startswith(
+        "saved a.md:\n"
+        "## Current task\n\nCompare cell costs\n\n"
+        "## Findings\n\n- cheaper [S1]\n- safer [S2]\n\n"
+        "## Next steps\n\n- search: recycling\n- write: Notebook/02_safety.md\n"
+        "title=None"
+    )
+    assert f"content {NOTE}" in observation.text
+    assert "send content as one string" in observation.text
+
+
+@pytest.mark.parametrize(
+    ("value", "markdown"),
+    [
+        ({"text": "Plain words.\nTwo lines."}, "Plain words.\nTwo lines."),
+        ({"content": "# Dashboard\n\n- item"}, "# Dashboard\n\n- item"),
+        ({"task": "x", "done": False, "sources": 3}, "- task: x\n- done: false\n- sources: 3"),
+        (["one", ["two", "three"], "four"], "- one\n  - two\n  - three\n- four"),
+        (
+            [{"claim": "cheaper", "source": "S1"}, {"claim": "safer", "source": "S2"}],
+            "- claim: cheaper; source: S1\n- claim: safer; source: S2",
+        ),
+        (
+            {"Plan": {"Questions": ["why?"], "Chapters": {"1": "cost"}}},
+            "## Plan\n\n### Questions\n\n- why?\n\n### Chapters\n\n- 1: cost",
+        ),
+        (
+            {"Notes": "line one\nline two", "status": "open"},
+            "## Notes\n\nline one\nline two\n\n## status\n\nopen",
+        ),
+        ({"steps": {"next": ["a", {"b": ["c"]}]}}, "## steps\n\n### next\n\n- a\n  - b:\n    - c"),
+        ([["a", {"b": {"c": ["d"]}}]], "  - a\n    - b:\n      - c:\n        - d"),
+    ],
+)
+async def test_objects_and_lists_become_readable_markdown(value: object, markdown: str) -> None:
+    observation = await ActionSet.of([save]).run(None, "save", {"ctx_free_path": "a.md", "content": value})
+    assert observation.text.startswith(f"saved a.md:\n{markdown}\ntitle=None\n")
+    kind = "object" if isinstance(value, dict) else "list"
+    assert f"content was a JSON {kind}, not text; it was written as Markdown" in observation.text
+
+
+async def test_an_optional_text_parameter_is_written_as_markdown_too() -> None:
+    observation = await ActionSet.of([save]).run(
+        None, "save", {"ctx_free_path": "a.md", "content": "x", "title": ["a", "b"]}
+    )
+    assert "title=- a\n- b" in observation.text
+    assert "title was a JSON list, not text; it was written as Markdown" in observation.text
+    assert "content was" not in observation.text
+
+
+async def test_text_arguments_and_parameters_that_take_lists_are_left_alone() -> None:
+    actions = ActionSet.of([save, visit])
+    plain = await actions.run(None, "save", {"ctx_free_path": "a.md", "content": "# Text\n"})
+    assert plain.text == "saved a.md:\n# Text\n\ntitle=None"
+    listed = await actions.run(
+        None, "visit", {"url": ["https://a.example", "https://b.example"], "tags": ["x"]}
+    )
+    assert listed.text == "['https://a.example', 'https://b.example'] ['x']" and not listed.error
+
+
+async def test_an_object_where_a_number_is_expected_is_still_a_validation_error() -> None:
+    observation = await ActionSet.of([search]).run(None, "search", {"query": "q", "max_results": {"n": 3}})
+    assert observation.error and "invalid arguments for search" in observation.text
+    assert "Markdown" not in observation.text
