@@ -65,6 +65,7 @@ def _base_messages(
     prompt = ctx.prompts.render(
         "file_system.j2",
         tool_mode=ctx.tool_mode(),
+        brief=ctx.settings.compact(),
         actions=list(actions),
         max_steps=ctx.settings.file_max_steps,
         answer_limit=ANSWER_LIMIT,
@@ -168,7 +169,8 @@ async def file_operation(
         model = file_agent_model(ctx)
     except DeepResearcherError as exc:
         raise ActionError(f"the File agent's model cannot be used: {exc}") from None
-    actions = RecordingActions(ActionSet.of(file_actions()).actions)
+    compact = ctx.settings.compact()
+    actions = RecordingActions(ActionSet.of(file_actions(compact)).actions, brief=compact)
     file_ctx = ctx.for_agent(AGENT, model)
     spec = AgentSpec(
         name=AGENT,

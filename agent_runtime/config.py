@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent_runtime import language as lang
 from agent_runtime.errors import ConfigError, SettingValueError
 
+COMPACT_WINDOW = 16_384  # tokens: a window this small (a local model on a laptop) gets the compact profile
 DEFAULT_CONFIG_FILE = Path("~/.config/deep-researcher/config.toml")
 
 # Settings whose environment variable is not DEEP_RESEARCHER_<NAME>.
@@ -132,6 +133,12 @@ class Settings(BaseModel):
         """The output cap sent with each request: the setting, but at most a quarter of the window
         (an 8k local model with a 4k cap would leave too little room for the prompt)."""
         return min(self.max_output_tokens, max(256, self.context_window // 4))
+
+    def compact(self) -> bool:
+        """The compact profile: for a window of COMPACT_WINDOW tokens or less, a shorter system
+        prompt, brief tool descriptions and only the actions a small model uses well, so that the
+        fixed prefix of every request stays near 2,000 tokens."""
+        return self.context_window <= COMPACT_WINDOW
 
     def price(self) -> Price | None:
         return self.prices.get(self.model)

@@ -85,6 +85,26 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+# A sentence ends at . ! ? followed by space, but not in "e.g." or "i.e.".
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+")
+
+
+def first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+
+
+def _briefly(schema: Any) -> Any:
+    """A JSON schema with each description cut to its first sentence."""
+    if isinstance(schema, dict):
+        return {
+            k: first_sentence(v) if k == "description" and isinstance(v, str) else _briefly(v)
+            for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_briefly(v) for v in schema]
+    return schema
+
+
 @dataclass(frozen=True)
 class Action:
     name: str
@@ -106,12 +126,17 @@ class Action:
         except Exception:  # the arguments are the model's: unreadable ones conflict with everything
             return frozenset({ANYTHING})
 
-    def schema(self) -> ToolSchema:
+    def schema(self, brief: bool = False) -> ToolSchema:
+        """The tool schema; `brief`: every description cut to its first sentence (the compact
+        profile of a small context window, where the fixed prefix must stay small)."""
         parameters = _strip_titles(self.params.model_json_schema())
         parameters.setdefault("properties", {})
+        description = self.description
+        if brief:
+            parameters, description = _briefly(parameters), first_sentence(description)
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+            "function": {"name": self.name, "description": description, "parameters": parameters},
         }
 
     def signature_text(self) -> str:
@@ -310,10 +335,11 @@ class ActionSet:
     """The actions one agent may call, in a fixed order (the tool list must be byte-stable)."""
 
     actions: dict[str, Action] = field(default_factory=dict)
+    brief: bool = False  # the compact profile: descriptions cut to their first sentence
 
     @classmethod
-    def of(cls, actions: Iterable[Action]) -> ActionSet:
-        return cls({a.name: a for a in actions})
+    def of(cls, actions: Iterable[Action], brief: bool = False) -> ActionSet:
+        return cls({a.name: a for a in actions}, brief)
 
     def __iter__(self) -> Iterator[Action]:
         return iter(self.actions.values())
@@ -325,7 +351,7 @@ class ActionSet:
         return list(self.actions)
 
     def schemas(self) -> list[ToolSchema]:
-        return [a.schema() for a in self.actions.values()]
+        return [a.schema(self.brief) for a in self.actions.values()]
 
     async def run(self, ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> Observation:
         found = self.actions.get(name)

@@ -60,6 +60,11 @@ from agent_runtime.workspace import (
 from sandbox.redaction import redact
 
 
+# Left out of the compact profile: a small model drives a delegated agent or a browser poorly,
+# and each costs hundreds of tokens of tool description in every request.
+COMPACT_LEAVES_OUT = frozenset({"browse", "research_task"})
+
+
 @dataclass
 class RunResult:
     status: str  # finished | stopped | interrupted | error
@@ -97,7 +102,9 @@ class Researcher:
         self.prompts = Prompts(settings.prompts)
         self.events = EventLog(workspace.events_file)
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
-        self.actions = ActionSet.of([*main_actions(), *extra_actions])
+        compact = settings.compact()
+        chosen = [a for a in main_actions() if not (compact and a.name in COMPACT_LEAVES_OUT)]
+        self.actions = ActionSet.of([*chosen, *extra_actions], brief=compact)
         self._resume_note = resume_note
         if isinstance(model, OpenAIModel):  # retries and waits are worth a line: they cost time
             model.on_retry = self._log_retry
@@ -114,8 +121,10 @@ class Researcher:
         mode = self.ctx.tool_mode()
         if mode not in self._system_prompts:
             meta = self.meta
+            compact = self.settings.compact()
             self._system_prompts[mode] = self.prompts.render(
-                "main_system.j2",
+                "main_system_compact.j2" if compact else "main_system.j2",
+                brief=compact,
                 title=meta.title,
                 purpose=meta.purpose,
                 tool_mode=mode,

@@ -37,9 +37,14 @@ async def finish(answer: str) -> Observation:
     return Observation("The answer was handed to the main agent.", finished=True, result=answer)
 
 
-def file_actions() -> list[Action]:
+# Left out of the compact profile (a small context window): what the others do too, at the cost
+# of a tool description in every request.
+COMPACT_LEAVES_OUT = frozenset({"create_file", "file_search", "stream_read_file", "continue_stream_read", "create_directory"})
+
+
+def file_actions(compact: bool = False) -> list[Action]:
     """The File agent's action set, in the fixed order of its tool list (the contract order)."""
-    return [
+    every = [
         read_file,
         write_file,
         create_file,
@@ -55,6 +60,7 @@ def file_actions() -> list[Action]:
         replace_text,
         finish,
     ]
+    return [a for a in every if not (compact and a.name in COMPACT_LEAVES_OUT)]
 
 
 __all__ = ["file_actions"]

@@ -30,6 +30,17 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 def rendered(name: str, mode: str) -> str:
     prompts = Prompts()
+    if name == "main_system_compact":  # a small window: brief descriptions, fewer actions
+        compact = [a for a in main_actions() if a.name not in ("browse", "research_task")]
+        return prompts.render(
+            "main_system_compact.j2", title="<a research title>", purpose=None, tool_mode=mode,
+            actions=compact, language="English", brief=True,
+        )  # fmt: skip
+    if name == "file_system_compact":
+        return prompts.render(
+            "file_system.j2", tool_mode=mode, actions=file_actions(compact=True), max_steps=10,
+            answer_limit=ANSWER_LIMIT, brief=True,
+        )  # fmt: skip
     if name == "main_system":
         return prompts.render(
             "main_system.j2", title="Solid-state batteries in 2026", purpose="an investment memo",
@@ -46,7 +57,9 @@ def rendered(name: str, mode: str) -> str:
 
 
 @pytest.mark.parametrize("mode", ["native", "json"])
-@pytest.mark.parametrize("name", ["main_system", "file_system", "research_system"])
+@pytest.mark.parametrize(
+    "name", ["main_system", "file_system", "research_system", "main_system_compact", "file_system_compact"]
+)
 def test_rendered_prompt_matches_its_snapshot(name: str, mode: str) -> None:
     text = rendered(name, mode) + "\n"
     snapshot = SNAPSHOTS / f"{name}.{mode}.txt"
