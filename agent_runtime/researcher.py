@@ -59,7 +59,6 @@ from agent_runtime.workspace import (
 )
 from sandbox.redaction import redact
 
-
 # Left out of the compact profile: a small model drives a delegated agent or a browser poorly,
 # and each costs hundreds of tokens of tool description in every request.
 COMPACT_LEAVES_OUT = frozenset({"browse", "research_task"})
