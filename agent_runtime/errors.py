@@ -10,7 +10,8 @@ every layer, the sandbox included, can use it):
     ├── ModelError                       the model endpoint failed in a way retrying did not fix
     │   ├── ModelUnreachableError        refused, silent, too slow, or failing past the retries
     │   ├── ModelRequestRefusedError     400/401/403/404: retrying would not help
-    │   │   └── ContextOverflowError     the request is longer than the model's context window
+    │   │   ├── ContextOverflowError     the request is longer than the model's context window
+    │   │   └── ToolsRefusedError        the server takes no tool list (llama-server without --jinja)
     │   └── NotACompletionError          a 200 whose body is no chat completion (retried like a 5xx)
     ├── ReplyError                       a model's reply cannot be read
     │   └── NestingTooDeepError          JSON nested past the depth limit
@@ -94,6 +95,11 @@ class ModelUnreachableError(ModelError):
 
 class ModelRequestRefusedError(ModelError):
     """The endpoint refused the request (400/401/403/404): retrying would not help."""
+
+
+class ToolsRefusedError(ModelRequestRefusedError):
+    """The server refuses any request with a tool list (llama-server without --jinja answers 500,
+    Ollama 400 for a model without tool support): only json mode can work with it."""
 
 
 class ContextOverflowError(ModelRequestRefusedError):

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from agent_runtime.calling import calling
 from agent_runtime.context import ActionContext, BudgetStop
 from agent_runtime.context_guard import ContextGuard, Entry, History, observation_file
-from agent_runtime.errors import ContextOverflowError
+from agent_runtime.errors import ContextOverflowError, ToolsRefusedError
 from agent_runtime.messages import Message, user
 from agent_runtime.model import Model, OpenAIModel
 from agent_runtime.registry import ActionSet, Observation
@@ -129,7 +129,7 @@ class AgentLoop:
         self._tools_raw = raw_tools_tokens(self.tools)
         self._reply_schema = action_schema(schemas) if mode == "json" else None
 
-    def _switch_to_json(self, step: int) -> None:
+    def _switch_to_json(self, step: int, reason: str = "the model wrote its actions as JSON text") -> None:
         """--tool-mode auto: the model writes its actions as JSON text, so ask for them that way
         (and force that form where the server can) for the rest of the run."""
         self.ctx.meta.tool_mode = "json"
@@ -142,9 +142,7 @@ class AgentLoop:
             '[note] From now on reply with your action as JSON text, {"action": "<name>", "arguments": {…}} '
             "(or a JSON list of them); the tool list is no longer sent."
         )
-        self._log(
-            "tool_mode_switched", step=step, to="json", reason="the model wrote its actions as JSON text"
-        )
+        self._log("tool_mode_switched", step=step, to="json", reason=reason)
         self.ctx.save()
 
     def _log(self, kind: str, **fields: Any) -> None:
@@ -217,7 +215,7 @@ class AgentLoop:
     async def _prepare_request(self, step: int) -> tuple[list[Message], float]:
         self._apply_learned_window()  # another agent of the same model may have learned it
         if self.mode == "native" and self.ctx.tool_mode() == "json":  # another agent switched the run
-            self._switch_to_json(step)
+            self._switch_to_json(step, reason="another agent of the run switched")
         if self.spec.base_changed is not None and (note := self.spec.base_changed()):
             self.history.replace_head(self.spec.base_messages())
             self.pending_notes.append(note)
@@ -326,6 +324,13 @@ class AgentLoop:
                 else:
                     raw = await self.spec.model.complete(request, self.tools)
                 break
+            except ToolsRefusedError:
+                if self.mode != "native" or self.ctx.settings.tool_mode != "auto":
+                    raise
+                self._switch_to_json(step, reason="the server refuses a tool list")
+                self.pending_notes = self._sent_notes + self.pending_notes  # the retry tells them again
+                request, raw_tokens = await self._prepare_request(step)
+                continue
             except ContextOverflowError as exc:
                 refusals += 1
                 self._learn_window(exc, raw_tokens, step)

@@ -49,6 +49,7 @@ from agent_runtime.errors import (
     ModelRequestRefusedError,
     ModelUnreachableError,
     NotACompletionError,
+    ToolsRefusedError,
 )
 from agent_runtime.messages import Message, ToolSchema
 from agent_runtime.replies import RawReply
@@ -137,6 +138,18 @@ _PROMPT_WORDS = [
 # How servers name the forcing parameters they refuse: the parameter, or the thing it asks for.
 _TOOL_CHOICE = re.compile(r"tool[ _]choice", re.IGNORECASE)
 _RESPONSE_FORMAT = re.compile(r"response[ _]format|json[ _]schema|json_object|grammar", re.IGNORECASE)
+
+
+# How servers refuse a tool list outright: llama-server without --jinja (HTTP 500), Ollama for a
+# model without tool support, OpenRouter with no tool-capable provider.
+_NO_TOOLS = re.compile(
+    r"tools param requires --jinja|does not support tools|no endpoints found that support tool use",
+    re.IGNORECASE,
+)
+
+
+def _error_text(exc: openai.APIStatusError) -> str:
+    return json.dumps(exc.body, default=str) if exc.body is not None else exc.message
 
 
 def _first_number(patterns: list[re.Pattern[str]], text: str) -> int | None:
@@ -274,7 +287,7 @@ class OpenAIModel:
         """Change the request after a 400 about one of our optional parameters; True if changed."""
         if exc.status_code not in (400, 422):  # 422: what FastAPI-based servers answer a field they refuse
             return False
-        text = json.dumps(exc.body, default=str) if exc.body is not None else exc.message
+        text = _error_text(exc)
         if self._cap_parameter == "max_tokens" and "max_completion_tokens" in text:
             self._cap_parameter = "max_completion_tokens"  # OpenAI's reasoning models
             return True
@@ -319,6 +332,11 @@ class OpenAIModel:
                 if overflow is not None:
                     raise ContextOverflowError(
                         _refusal_text(exc, self.name), window=overflow[0], prompt_tokens=overflow[1]
+                    ) from None
+                if "tools" in request and _NO_TOOLS.search(_error_text(exc)):
+                    raise ToolsRefusedError(
+                        f"{_refusal_text(exc, self.name)}; this server takes no tool list: use --tool-mode "
+                        "json (or auto), or serve the model with tool calls on (llama-server --jinja)"
                     ) from None
                 if self._adapt(exc, request):
                     continue

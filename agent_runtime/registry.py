@@ -161,7 +161,9 @@ class Action:
 
     def _text_parameters(self) -> frozenset[str]:
         return frozenset(
-            name for name, info in self.params.model_fields.items() if _takes_only_text(info.annotation)
+            name
+            for name, info in self.params.model_fields.items()
+            if name in PROSE_PARAMETERS and _takes_only_text(info.annotation)
         )
 
     async def _run(self, ctx: ActionContext | None, arguments: dict[str, Any]) -> Observation:
@@ -196,6 +198,12 @@ class Action:
             + f"\nExpected: {self.signature_text()}. "
             "Call it again with corrected arguments."
         )
+
+
+# The parameters that carry prose a person reads (a dashboard, a note, an answer): an object sent
+# for one of them is written as Markdown. A path, a URL, a query or a pattern sent as an object or a
+# list is a mistake, refused with the validation error.
+PROSE_PARAMETERS = frozenset({"content", "answer", "result", "text", "new_text", "summary"})
 
 
 def markdown_for_text_arguments(

@@ -149,3 +149,31 @@ def corpus(tmp_path: Path) -> Path:
         "# Sodium-ion cell price\n\nSodium-ion cells cost less than lithium cells.\n"
     )
     return folder
+
+
+def jinja_refusal(body: dict[str, Any]) -> Any:
+    """llama-server without --jinja: any request with a tool list is a 500 with this message."""
+    from agent_runtime.testing import Fault
+
+    return Fault(500, message="tools param requires --jinja flag")
+
+
+def test_a_server_refusing_tool_lists_moves_an_auto_run_to_json_at_once(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    finish = small_model(ws)
+
+    def no_jinja(messages: list[dict[str, Any]], tools: list[Any], body: dict[str, Any]) -> Any:
+        return jinja_refusal(body) if tools else finish(messages, tools, body)
+
+    with ScriptedEndpoint(no_jinja) as server:
+        result = run(ws, server, "--max-steps", "4")
+    assert result.code == 0, result.stderr
+    assert "tools" in server.requests[0] and "tools" not in server.requests[1]  # no retries of the 500
+    (switch,) = [e for e in events(ws) if e["event"] == "tool_mode_switched"]
+    assert switch["reason"] == "the server refuses a tool list"
+
+    ws2 = tmp_path / "ws2"
+    with ScriptedEndpoint(no_jinja) as server:
+        native = run(ws2, server, "--tool-mode", "native", "--max-steps", "4")
+    assert native.code == 1 and len(server.requests) == 1
+    assert "takes no tool list" in native.stderr and "--tool-mode json" in native.stderr

@@ -155,13 +155,29 @@ async def test_objects_and_lists_become_readable_markdown(value: object, markdow
     assert f"content was a JSON {kind}, not text; it was written as Markdown" in observation.text
 
 
-async def test_an_optional_text_parameter_is_written_as_markdown_too() -> None:
+@action
+async def report_back(answer: str | None = None) -> str:
+    """Report.
+
+    Args:
+        answer: an optional answer.
+    """
+    return f"answer={answer}"
+
+
+async def test_an_optional_prose_parameter_is_written_as_markdown_too() -> None:
+    observation = await ActionSet.of([report_back]).run(None, "report_back", {"answer": ["a", "b"]})
+    assert observation.text.startswith("answer=- a\n- b")
+    assert "answer was a JSON list, not text; it was written as Markdown" in observation.text
+
+
+async def test_a_list_for_a_name_or_path_is_refused_not_rewritten() -> None:
+    """A title, a path, a query sent as a list is a mistake to correct, not prose to keep."""
     observation = await ActionSet.of([save]).run(
-        None, "save", {"ctx_free_path": "a.md", "content": "x", "title": ["a", "b"]}
+        None, "save", {"ctx_free_path": ["a.md", "b.md"], "content": "x", "title": ["a", "b"]}
     )
-    assert "title=- a\n- b" in observation.text
-    assert "title was a JSON list, not text; it was written as Markdown" in observation.text
-    assert "content was" not in observation.text
+    assert observation.error and "invalid arguments for save" in observation.text
+    assert "Markdown" not in observation.text
 
 
 async def test_text_arguments_and_parameters_that_take_lists_are_left_alone() -> None:
