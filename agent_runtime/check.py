@@ -36,6 +36,7 @@ from actions.browser.session import Browser
 from actions.web.providers.base import API_TIMEOUT
 from actions.web.search import build_providers, check_search_settings, provider_names
 from agent_runtime.config import Settings
+from agent_runtime.endpoint_notes import notes_file, remember_tool_mode
 from agent_runtime.errors import (
     BrowserUnavailableError,
     ConfigError,
@@ -205,6 +206,7 @@ class SetupCheck:
             self._say(
                 "ok", "tool calls", f"a {mode} tool call came back ({time.monotonic() - started:.1f} s)"
             )
+            remember_tool_mode(self.settings, mode, self.env)
             return True
         try:
             other_works = await _one_tool_call(model, other, self.settings.prompts)
@@ -214,9 +216,12 @@ class SetupCheck:
             "; a local server needs its tool-call support on (llama-server --jinja, vLLM "
             "--enable-auto-tool-choice --tool-call-parser NAME, Ollama with a model tagged 'tools')"
         )
+        if other_works:
+            remember_tool_mode(self.settings, other, self.env)
         if other_works and auto:
-            self._say("ok", "tool calls", "no native tool call came back, but json mode works: with --tool-mode "
-                      "auto a run switches to json after two such replies; --tool-mode json starts there")  # fmt: skip
+            self._say("ok", "tool calls", "no native tool call came back, but json mode works: runs on this "
+                      "endpoint with --tool-mode auto start in json (noted in "
+                      f"{notes_file(self.env)})")  # fmt: skip
         elif other_works:
             self._say("FAIL", "tool calls", f"no {mode} tool call came back, but {other} mode works: "
                       f"use --tool-mode {other} (or DEEP_RESEARCHER_TOOL_MODE={other})"

@@ -23,6 +23,7 @@ from agent_runtime import language
 from agent_runtime.calling import calling
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.context import ActionContext, raised_budget
+from agent_runtime.endpoint_notes import recall_tool_mode
 from agent_runtime.errors import (
     EXIT_BUDGET,
     EXIT_ERROR,
@@ -189,6 +190,10 @@ class Researcher:
                 update={"language": language.resolve(settings.language, title, purpose)}
             )
             meta = RunMeta(title=title.strip(), purpose=purpose, settings=settings.stored())
+            if settings.tool_mode == "auto" and recall_tool_mode(settings) == "json":
+                meta.tool_mode = (
+                    "json"  # `check` found that only json works here: no replies wasted on native
+                )
             # run.json first, with the settings: a creation killed at any later point resumes with the
             # settings the user chose, and the missing files are made again by `resume`.
             save_meta(space.run_file, meta)
@@ -336,8 +341,9 @@ class Researcher:
             meta.status, meta.stop_reason = "running", None
             self.ctx.save()
             self.events.append(
-                "run_started", title=meta.title, resumes=meta.resumes, model=self.settings.model
-            )
+                "run_started", title=meta.title, resumes=meta.resumes, model=self.settings.model,
+                tool_mode=self.ctx.tool_mode(),
+            )  # fmt: skip
             outcome = await AgentLoop(self.agent_spec(), self.ctx).run()
             return self._end(outcome)
         except (KeyboardInterrupt, asyncio.CancelledError):

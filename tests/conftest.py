@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,10 @@ import pytest
 
 from agent_runtime.ledger import Ledger
 from agent_runtime.testing import Script, ScriptedEndpoint
+
+# What `check` notes about endpoints goes to the user's cache: in tests, to a folder of their own,
+# so that no test sees another's notes (a port is reused) and nothing lands in the real home.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="deep-researcher-test-cache-")
 
 
 @dataclass

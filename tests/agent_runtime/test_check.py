@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import CliResult, cli_env, run_cli
+from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
 
 CHROMIUM = shutil.which("chromium")
 
@@ -139,7 +139,7 @@ def test_a_model_that_only_writes_text_is_told_to_use_json_mode(
     in_auto_mode = check(server.url, *flags, tmp_path=tmp_path)
     assert in_auto_mode.code == 0, in_auto_mode.stdout
     assert line(in_auto_mode, "tool calls").startswith("ok ")
-    assert "switches to json" in line(in_auto_mode, "tool calls")
+    assert "start in json" in line(in_auto_mode, "tool calls")
 
     in_json_mode = check(server.url, *flags, "--tool-mode", "json", tmp_path=tmp_path)
     assert in_json_mode.code == 0, in_json_mode.stdout
@@ -291,3 +291,45 @@ def test_offline_notes_an_endpoint_that_may_be_elsewhere(url: str, local: bool) 
     assert verdict == ("ok" if local else "note"), out.getvalue()
     if not local:
         assert "the documents' text, goes there" in out.getvalue()
+
+
+def test_a_run_after_check_starts_in_the_mode_check_found(
+    endpoint: Any, corpus: Path, tmp_path: Path
+) -> None:
+    """On a CPU each wasted reply costs minutes: what check proved, the run does not learn again."""
+    ws = tmp_path / "ws"
+    cache = str(tmp_path / "cache")
+
+    def json_only_researcher(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        if "report_word" in json.dumps(messages):  # check's probe
+            return only_text_unless_asked_for_json(messages, tools)
+        if tools:
+            return reply(content="Sure! I would research this.")
+        arguments = {"result": "done", "report_path": write_cited_report(ws)}
+        return reply(content=json.dumps({"action": "all_finished", "arguments": arguments}))
+
+    server = endpoint(json_only_researcher)
+    flags = (
+        "--model",
+        "scripted-model",
+        "--search",
+        "local",
+        "--corpus",
+        str(corpus),
+        "--browser-path",
+        "/x",
+    )
+    checked = check(server.url, *flags, tmp_path=tmp_path, XDG_CACHE_HOME=cache)
+    assert checked.code == 0 and "start in json" in line(checked, "tool calls")
+    assert json.loads((Path(cache) / "deep-researcher" / "endpoints.json").read_text()) == {
+        f"{server.url} scripted-model": {"tool_mode": "json"}
+    }
+    probes = len(server.requests)
+    result = run_cli(
+        ["run", "T", "--workspace", str(ws), "-q", "--model", "scripted-model", "--search", "local",
+         "--corpus", str(corpus)],
+        cli_env(server.url, XDG_CACHE_HOME=cache),
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert "tools" not in server.requests[probes]  # the first request of the run is already json
+    assert json.loads((ws / ".runtime" / "run.json").read_text())["tool_mode"] == "json"
