@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from agent_runtime.errors import NestingTooDeepError
@@ -50,10 +51,10 @@ def too_deep(text: str) -> bool:
     return False
 
 
-def balanced_objects(text: str) -> list[str]:
-    """Every top-level `{...}` span in `text`, honouring strings; an unclosed last one is closed."""
-    spans: list[str] = []
-    depth, start, quote, escaped = 0, -1, "", False
+def _braces(text: str) -> Iterator[tuple[int, str]]:
+    """Each `{` and `}` outside strings, with its index. Quotes count inside braces only: prose
+    around an object has apostrophes. A `}` with no `{` open is not yielded."""
+    depth, quote, escaped = 0, "", False
     for index, char in enumerate(text):
         if quote:
             if escaped:
@@ -65,10 +66,23 @@ def balanced_objects(text: str) -> list[str]:
         elif char in "\"'" and depth > 0:
             quote = char
         elif char == "{":
+            depth += 1
+            yield index, char
+        elif char == "}" and depth > 0:
+            depth -= 1
+            yield index, char
+
+
+def balanced_objects(text: str) -> list[str]:
+    """Every top-level `{...}` span in `text`, honouring strings; an unclosed last one is closed."""
+    spans: list[str] = []
+    depth, start = 0, -1
+    for index, brace in _braces(text):
+        if brace == "{":
             if depth == 0:
                 start = index
             depth += 1
-        elif char == "}" and depth > 0:
+        else:
             depth -= 1
             if depth == 0:
                 spans.append(text[start : index + 1])
@@ -125,24 +139,13 @@ def undouble_braces(text: str) -> str:
 
 
 def _brace_pairs(text: str) -> dict[int, int]:
-    """The index of each `{` outside strings, mapped to the index of the `}` that closes it.
-    Quotes count inside braces only, as in `balanced_objects` (prose has apostrophes)."""
+    """The index of each `{` outside strings, mapped to the index of the `}` that closes it."""
     pairs: dict[int, int] = {}
     open_at: list[int] = []
-    quote, escaped = "", False
-    for index, char in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-        elif char in "\"'" and open_at:
-            quote = char
-        elif char == "{":
+    for index, brace in _braces(text):
+        if brace == "{":
             open_at.append(index)
-        elif char == "}" and open_at:
+        else:
             pairs[open_at.pop()] = index
     return pairs
 
