@@ -23,7 +23,13 @@ from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 
 _NAMED_CHAPTER = re.compile(rf"{NOTEBOOK}/[^\s`'\"()\[\]<>*]+\.md")
-_HEADING_ONLY = re.compile(r"\s*(#{1,6} [^\n]*\s*)*")
+_HEADING = re.compile(r"#{1,6} ")
+
+
+def _has_text(markdown: str) -> bool:
+    """A line that is neither blank nor a heading (line by line: a regex over the whole text
+    backtracks exponentially on many headings)."""
+    return any(line.strip() and not _HEADING.match(line.strip()) for line in markdown.splitlines())
 
 
 def written_chapters(ctx: ActionContext) -> list[str]:
@@ -43,8 +49,7 @@ def written_chapters(ctx: ActionContext) -> list[str]:
         path = root / name
         if name in chapters or not path.is_file() or path.is_symlink():
             continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if not _HEADING_ONLY.fullmatch(text):
+        if _has_text(path.read_text(encoding="utf-8", errors="replace")):
             chapters.append(name)
     return chapters
 
@@ -66,10 +71,13 @@ def write_unfinished_report(ctx: ActionContext, continue_with: str) -> str | Non
     final = finalize(draft, ledger, force=True, language=language, flags=flags(pairs))
     title, _, body = final.text.partition("\n")
     banner = lang.text(language or lang.DEFAULT, "unfinished", command=continue_with)
-    atomic_write_text(ctx.workspace.root / DRAFT, draft)
-    atomic_write_text(ctx.workspace.root / REPORT, f"{title}\n\n> {banner}\n{body}")
-    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, None)
     meta = ctx.meta
+    report = ctx.workspace.root / REPORT
+    if report.is_file() and meta.summary.get("report") != "unfinished":
+        ctx.workspace.keep_in_trash(REPORT)  # a report the agent or a person wrote there is kept
+    atomic_write_text(ctx.workspace.root / DRAFT, draft)
+    atomic_write_text(report, f"{title}\n\n> {banner}\n{body}")
+    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, None)
     meta.report_path = REPORT
     meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
     meta.summary["sources_cited"] = len(final.cited)

@@ -43,6 +43,7 @@ from agent_runtime.errors import (
     DeepResearcherError,
     ModelError,
     SearchError,
+    ToolsRefusedError,
 )
 from agent_runtime.model import OpenAIModel, build_model, check_endpoint_reachable
 from agent_runtime.prompts import Prompts
@@ -199,6 +200,11 @@ class SetupCheck:
         started = time.monotonic()
         try:
             works = await _one_tool_call(model, mode, self.settings.prompts)
+        except ToolsRefusedError as exc:  # llama-server without --jinja: json mode may still work
+            if not auto:
+                self._say("FAIL", "tool calls", str(exc))
+                return True  # it answered: the model exists
+            works = False
         except ModelError as exc:
             self._say("FAIL", "tool calls", str(exc))
             return False

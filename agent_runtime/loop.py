@@ -36,7 +36,7 @@ from agent_runtime.replies import (
 )
 from agent_runtime.scheduling import NotRun, run_calls
 from agent_runtime.summaries import summary_cap, summary_problem
-from agent_runtime.tokens import raw_message_tokens, raw_tools_tokens
+from agent_runtime.tokens import raw_message_tokens, raw_text_tokens, raw_tools_tokens
 from agent_runtime.tool_modes import ModeWatch, action_schema, as_json_history
 from sandbox import atomic_write_text
 
@@ -273,7 +273,9 @@ class AgentLoop:
             user(prompts.render("summarize_request.j2", dashboard=dashboard, transcript=transcript)),
         ]
         request = self.guard.fit(request, [])
-        cap = summary_cap(self.guard.window, self.guard.reply_reserve or self.ctx.settings.reply_cap())
+        dashboard_tokens = self.ctx.estimator.scale(raw_text_tokens(dashboard))
+        reply_cap = self.guard.reply_reserve or self.ctx.settings.reply_cap()
+        cap, cut = summary_cap(self.guard.window, reply_cap, dashboard_tokens), False
         summary, started = "", time.monotonic()
         try:
             calling.set(("summarizer", f"step {step}"))
@@ -282,7 +284,7 @@ class AgentLoop:
             prompt_tokens, completion_tokens = self._account(
                 raw_tokens, raw.prompt_tokens, raw.completion_tokens
             )
-            summary = parse_reply(raw, "json", ()).text
+            summary, cut = parse_reply(raw, "json", ()).text, raw.finish_reason == "length"
             self.ctx.events.append(
                 "model_call", step=step, agent="summarizer", model=self.spec.model.name,
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=[], problems=[],
@@ -295,6 +297,8 @@ class AgentLoop:
         problem = (
             summary_problem(summary, dashboard, own_text, self._action_names) if summary.strip() else None
         )
+        if summary.strip() and cut:  # its last sections are missing, whatever it kept
+            problem = f"the summary was cut at the output cap ({cap} tokens)"
         if problem is not None:
             self.ctx.events.append("summary_rejected", step=step, reason=problem, summary=summary[:300])
         if problem is not None or not summary.strip():

@@ -181,6 +181,10 @@ def _action_named_in(piece: str, known: Collection[str]) -> str | None:
     return None
 
 
+def _same_call(one: ToolCall, other: ToolCall) -> bool:
+    return one.name == other.name and one.arguments == other.arguments and one.error == other.error
+
+
 def calls_in_text(text: str, known: Collection[str]) -> list[ToolCall]:
     """Tool calls a model wrote as text: <tool_call> tags, fenced JSON, or bare JSON objects."""
     return _text_calls(text, known)[0]
@@ -211,8 +215,8 @@ def _text_calls(text: str, known: Collection[str]) -> tuple[list[ToolCall], list
             continue
         for candidate in obj if isinstance(obj, list) else [obj]:
             call = _call_from_object(candidate, known)
-            if call is not None:
-                calls.append(call)
+            if call is not None and not any(_same_call(call, earlier) for earlier in calls):
+                calls.append(call)  # a call quoted twice (prose, then a fenced copy) runs once
     cut = bool(calls) and max(len(pieces), len(calls)) > MAX_CALLS
     return calls[:MAX_CALLS], notes, cut
 

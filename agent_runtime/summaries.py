@@ -17,20 +17,27 @@ from collections.abc import Collection
 from agent_runtime.replies import calls_in_text
 
 SOURCE_ID = re.compile(r"\[(S\d+)\]")
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _BARE_NAME = re.compile(r"^\W*([A-Za-z_][A-Za-z0-9_]*)\W*$")  # "```update_current_dashboard```"
 _PLACEHOLDER = re.compile(r"^_.*_$", re.MULTILINE)  # the template's italic guidance lines
 TRANSCRIPT_MARKS = ("### assistant\n", "### user\n", "### tool\n")  # how the request shows the history
 MIN_CAP = 512  # tokens of a summary at most, for a small window (a CPU writes 2,048 in minutes)
 
 
-def summary_cap(window: int, reply_cap: int) -> int:
-    """The output cap of the summary call: about 512 tokens at 8k, a sixteenth of larger windows."""
-    return min(reply_cap, max(MIN_CAP, window // 16))
+def summary_cap(window: int, reply_cap: int, dashboard_tokens: int = 0) -> int:
+    """The output cap of the summary call: about 512 tokens at 8k, a sixteenth of larger windows,
+    and room for the dashboard it rewrites (a summary cut short loses its last sections)."""
+    return min(reply_cap, max(MIN_CAP, window // 16, dashboard_tokens * 5 // 4 + 128))
 
 
-def headings(markdown: str) -> list[str]:
-    return [match.group(1).strip() for match in _HEADING.finditer(markdown)]
+def headings(markdown: str, sections_only: bool = False) -> list[str]:
+    """The headings of a Markdown text; `sections_only`: without the level-1 title, which a
+    summary may drop (the file keeps its name)."""
+    return [
+        match.group(2).strip()
+        for match in _HEADING.finditer(markdown)
+        if not (sections_only and len(match.group(1)) == 1)
+    ]
 
 
 def summary_problem(summary: str, dashboard: str, own_text: str, actions: Collection[str]) -> str | None:
@@ -46,7 +53,7 @@ def summary_problem(summary: str, dashboard: str, own_text: str, actions: Collec
     if any(mark in text for mark in TRANSCRIPT_MARKS):
         return "the summary copies the transcript instead of summarising it"
     kept = {heading.casefold() for heading in headings(text)}
-    lost = [heading for heading in headings(dashboard) if heading.casefold() not in kept]
+    lost = [heading for heading in headings(dashboard, sections_only=True) if heading.casefold() not in kept]
     if lost:
         return f"the summary drops the dashboard's heading(s) {', '.join(lost[:5])}"
     cited = set(SOURCE_ID.findall(text))

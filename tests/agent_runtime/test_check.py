@@ -333,3 +333,35 @@ def test_a_run_after_check_starts_in_the_mode_check_found(
     assert result.code == 0, result.stderr
     assert "tools" not in server.requests[probes]  # the first request of the run is already json
     assert json.loads((ws / ".runtime" / "run.json").read_text())["tool_mode"] == "json"
+
+
+def test_a_server_refusing_tool_lists_passes_in_auto_mode_and_is_noted(
+    endpoint: Any, corpus: Path, tmp_path: Path
+) -> None:
+    """llama-server without --jinja answers any tool list with a 500: json mode is what works."""
+    from agent_runtime.testing import Fault
+
+    def no_jinja(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | Fault:
+        if tools:
+            return Fault(500, message="tools param requires --jinja flag")
+        return only_text_unless_asked_for_json(messages, tools)
+
+    server = endpoint(no_jinja)
+    cache = tmp_path / "cache"
+    flags = (
+        "--model",
+        "scripted-model",
+        "--search",
+        "local",
+        "--corpus",
+        str(corpus),
+        "--browser-path",
+        "/x",
+    )
+    result = check(server.url, *flags, tmp_path=tmp_path, XDG_CACHE_HOME=str(cache))
+    assert result.code == 0, result.stdout
+    assert "json mode works" in line(result, "tool calls")
+    assert "json" in (cache / "deep-researcher" / "endpoints.json").read_text()
+
+    native = check(server.url, *flags, "--tool-mode", "native", tmp_path=tmp_path)
+    assert native.code == 1 and "takes no tool list" in line(native, "tool calls")

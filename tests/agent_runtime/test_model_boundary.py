@@ -174,7 +174,8 @@ async def test_deeply_nested_replies_are_observations_and_the_run_goes_on(tmp_pa
     seen = [str(messages[-2:]) for messages, _ in model.requests]
     assert "nested too deeply" in seen[1]  # the native call's observation
     assert "nested too deeply" in seen[2] and "nested too deeply" in seen[3]  # the text calls' notes
-    assert "invalid arguments for update_current_dashboard" in seen[4]  # 40 levels: read, then refused
+    # 40 levels of empty lists: read, written as Markdown (a list for prose), and refused as empty.
+    assert "the new content is empty; current_dashboard.md was not changed" in seen[4]
     assert_clean_event_log(ws)
     problems = [e["problems"] for e in events(ws) if e["event"] == "model_call"]
     assert problems[:3] == [["invalid_arguments"], ["unreadable_tool_call"], ["unreadable_tool_call"]]

@@ -185,3 +185,13 @@ def test_a_tagged_list_longer_than_max_calls_is_cut_too() -> None:
     actions = [{"name": "web_search", "arguments": {"query": f"q{n}"}} for n in range(MAX_CALLS + 1)]
     reply = parse_reply(RawReply(content=f"<tool_call>{json.dumps(actions)}</tool_call>"), "json", KNOWN)
     assert len(reply.calls) == MAX_CALLS and f"only the first {MAX_CALLS}" in reply.notes[0]
+
+
+def test_a_call_written_twice_in_one_text_reply_runs_once() -> None:
+    """A model that states its action, then repeats it fenced: one search, not two."""
+    action = '{"action": "web_search", "arguments": {"query": "cells"}}'
+    raw = RawReply(content=f"I will call {action}.\n```json\n{action}\n```")
+    calls = parse_reply(raw, "json", ["web_search"]).calls
+    assert [(c.name, c.arguments) for c in calls] == [("web_search", {"query": "cells"})]
+    two = RawReply(content=f"[{action}, {action.replace('cells', 'grids')}]")
+    assert len(parse_reply(two, "json", ["web_search"]).calls) == 2

@@ -86,3 +86,35 @@ async def test_a_summary_answered_with_a_tool_call_keeps_the_dashboard(tmp_path:
     summaries = [e for e in events(ws) if e["event"] == "model_call" and e.get("agent") == "summarizer"]
     assert summaries and all("duration" in e for e in summaries)
     assert {e["how"] for e in events(ws) if e["event"] == "compaction"} == {"pointers"}
+
+
+def test_the_dashboard_title_may_go_but_not_its_sections() -> None:
+    assert summary_problem(GOOD.replace("# Current dashboard\n\n", ""), DASHBOARD, "[S7]", ACTIONS) is None
+    assert summary_cap(8_000, 2_000, dashboard_tokens=1_000) == 1_378  # room for the dashboard it rewrites
+
+
+async def test_a_summary_cut_at_the_cap_is_rejected(tmp_path: Path, endpoint: Any) -> None:
+    ws = tmp_path / "ws"
+    long_summary = GOOD.replace(
+        "## Lessons\n", "## Lessons\n" + "- a long lesson about searching better\n" * 120
+    )
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        if is_summary_request(messages):
+            return Reply(content=long_summary)  # the server cuts it at the cap, finish_reason "length"
+        step = step_counter(ws)
+        if step == 1:
+            return reply(call("update_current_dashboard", content=DASHBOARD))
+        if step > 30:
+            return finish_with_report(ws)
+        return reply(call("read_fixture", part=step))
+
+    server = ScriptedEndpoint(script, context_window=8_000).__enter__()
+    try:
+        result = await researcher(tmp_path, server.url, context_window=8_000).run()
+    finally:
+        server.close()
+    assert result.status == "finished"
+    assert (ws / "current_dashboard.md").read_text().strip() == DASHBOARD.strip()
+    rejected = [e for e in events(ws) if e["event"] == "summary_rejected"]
+    assert rejected and "cut at the output cap" in rejected[0]["reason"]
