@@ -6,7 +6,7 @@ from actions.file_operation import file_operation
 from actions.finish import all_finished
 from actions.research_task import research_task
 from actions.web import visit_url, web_search
-from agent_runtime.registry import Action
+from agent_runtime.engine.registry import Action
 
 
 def main_actions() -> list[Action]:

@@ -9,8 +9,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_runtime.context import ActionContext
-from agent_runtime.registry import ActionSet, Observation
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.registry import ActionSet, Observation
 
 MAX_TRAIL = 15  # actions listed when a micro agent stops without an answer
 
@@ -48,6 +48,6 @@ def short_arguments(arguments: dict[str, Any]) -> str:
 
 
 def file_key(path: str) -> str:
-    """A file as a conflict key (agent_runtime.registry): the calls of one reply naming the same
+    """A file as a conflict key (agent_runtime.engine.registry): the calls of one reply naming the same
     file, however spelled (./, NFD, case), run in their order."""
     return unicodedata.normalize("NFC", path.strip()).removeprefix("./").casefold()

@@ -17,12 +17,12 @@ from typing import Any
 from actions.delegation import RecordingActions, file_key
 from actions.files import file_actions
 from actions.files.write import AttachedText
-from agent_runtime.context import ActionContext
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
+from agent_runtime.engine.messages import Message, system, user
+from agent_runtime.engine.model import Model, build_model
+from agent_runtime.engine.registry import ANYTHING, ActionSet, Observation, action
 from agent_runtime.errors import ActionError, DeepResearcherError, StorageError
-from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
-from agent_runtime.messages import Message, system, user
-from agent_runtime.model import Model, build_model
-from agent_runtime.registry import ANYTHING, ActionSet, Observation, action
 from sandbox import atomic_write_text
 
 AGENT = "file"

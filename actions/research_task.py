@@ -33,17 +33,17 @@ from actions.files.common import file_policy, human_size, plural, workspace_poli
 from actions.files.write import write_file
 from actions.web import visit_url, web_search
 from actions.web.digest import fence, new_boundary
-from agent_runtime.context import ActionContext
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
+from agent_runtime.engine.messages import Message, system, user
+from agent_runtime.engine.registry import Action, ActionSet, Observation, action
+from agent_runtime.engine.run_record import read_events
+from agent_runtime.engine.workspace import NOTEBOOK
 from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
-from agent_runtime.inspect_view import RESEARCH_AGENT_PREFIX, research_tasks
 from agent_runtime.language import name as language_name
 from agent_runtime.language import resolve as resolve_language
-from agent_runtime.ledger import Ledger, ledger_for
-from agent_runtime.loop import AgentLoop, AgentSpec, Outcome
-from agent_runtime.messages import Message, system, user
-from agent_runtime.registry import Action, ActionSet, Observation, action
-from agent_runtime.run_record import read_events
-from agent_runtime.workspace import NOTEBOOK
+from agent_runtime.research.ledger import Ledger, ledger_for
+from agent_runtime.research.tasks import RESEARCH_AGENT_PREFIX, research_tasks
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 

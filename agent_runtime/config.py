@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_runtime import language as lang
+import agent_runtime.language as lang
 from agent_runtime.errors import ConfigError, SettingValueError
 
 COMPACT_WINDOW = 16_384  # tokens: a window this small (a local model on a laptop) gets the compact profile
@@ -104,7 +104,7 @@ class Settings(BaseModel):
     # the title and purpose, decided when the run starts and then stored with the run.
     language: str | None = None
     # The citation audit: "lexical" (code only) or "model" (the run's model also judges every cited
-    # pair, ten claims of one source a call, counted in the budgets; agent_runtime/citecheck).
+    # pair, ten claims of one source a call, counted in the budgets; agent_runtime/research/citecheck).
     verify_citations: Literal["lexical", "model"] = "model"
 
     # Web research limits (actions/web): search providers are listed in `search`, comma-separated,

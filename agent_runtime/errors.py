@@ -36,7 +36,7 @@ every layer, the sandbox included, can use it):
         ├── RenderError                  the browser could not load a page
         └── CDPError                     a DevTools command failed or its connection is gone
 
-The CLI maps the tree to exit codes in one place (`agent_runtime.cli`): ActionErrors never reach it
+The CLI maps the tree to exit codes in one place (`agent_runtime.app.cli`): ActionErrors never reach it
 (they become observations); everything else is exit 1 with its message, never a traceback.
 ReplyError, NotACompletionError and SandboxError are ValueErrors too, as the parsing code they
 come from expects.

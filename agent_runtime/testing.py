@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config import Settings
-from agent_runtime.context import ActionContext
-from agent_runtime.messages import Message, ToolSchema
-from agent_runtime.prompts import Prompts
-from agent_runtime.replies import RawReply
-from agent_runtime.run_record import EventLog, RunMeta
-from agent_runtime.workspace import Workspace
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.messages import Message, ToolSchema
+from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.replies import RawReply
+from agent_runtime.engine.run_record import EventLog, RunMeta
+from agent_runtime.engine.workspace import Workspace
 
 
 @dataclass

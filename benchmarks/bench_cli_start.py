@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_runtime.workspace import Workspace
+from agent_runtime.engine.workspace import Workspace
 
 
 def cpu_seconds(argv: list[str], env: dict[str, str]) -> float:
@@ -36,7 +36,7 @@ def cpu_seconds(argv: list[str], env: dict[str, str]) -> float:
 def heaviest_imports(args: list[str], env: dict[str, str], top: int = 4) -> list[tuple[str, float]]:
     """Top-level packages by cumulative import time, from -X importtime."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "agent_runtime.cli", *args],
+        [sys.executable, "-X", "importtime", "-m", "agent_runtime.app.cli", *args],
         env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     totals: dict[str, float] = {}
@@ -57,9 +57,9 @@ def main() -> None:
         Workspace(workspace).create("Solid-state batteries", "a memo")
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "--help": [sys.executable, "-m", "agent_runtime.cli", "--help"],
-            "--version": [sys.executable, "-m", "agent_runtime.cli", "--version"],
-            "inspect WS": [sys.executable, "-m", "agent_runtime.cli", "inspect", str(workspace)],
+            "--help": [sys.executable, "-m", "agent_runtime.app.cli", "--help"],
+            "--version": [sys.executable, "-m", "agent_runtime.app.cli", "--version"],
+            "inspect WS": [sys.executable, "-m", "agent_runtime.app.cli", "inspect", str(workspace)],
         }
         print(f"CPU seconds, median of {runs} fresh processes")
         for name, argv in cases.items():

@@ -25,9 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import load_settings
-from agent_runtime.registry import action
-from agent_runtime.researcher import Researcher
+from agent_runtime.engine.registry import action
 from agent_runtime.testing import Reply, ScriptedModel, call, count_tokens, reply
 
 PAGE = ("Solid-state electrolytes promise higher energy density and safety. " * 120)[:8000]

@@ -21,12 +21,12 @@ import tracemalloc
 from pathlib import Path
 
 from agent_runtime.config import load_settings
-from agent_runtime.context import ActionContext
-from agent_runtime.prompts import Prompts
-from agent_runtime.registry import ActionSet
-from agent_runtime.run_record import EventLog, RunMeta
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.registry import ActionSet
+from agent_runtime.engine.run_record import EventLog, RunMeta
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import ScriptedModel, reply
-from agent_runtime.workspace import Workspace
 
 WORDS = str.split(
     "battery cathode anode lithium sodium solid electrolyte cost capacity cycle life density market "

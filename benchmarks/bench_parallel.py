@@ -24,9 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import load_settings
-from agent_runtime.messages import Message
-from agent_runtime.researcher import Researcher
+from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
 
 RESEARCH = "You are a Research agent"

@@ -19,12 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from actions.file_operation import ANSWER_LIMIT
 from actions.files import file_actions
+from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import load_settings
-from agent_runtime.prompts import Prompts
-from agent_runtime.registry import ActionSet
-from agent_runtime.researcher import Researcher
+from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.registry import ActionSet
+from agent_runtime.engine.tokens import TokenEstimator
 from agent_runtime.testing import ScriptedModel, reply
-from agent_runtime.tokens import TokenEstimator
 
 WINDOWS = (8_000, 32_000, 128_000)
 TITLES = ("libffi calling conventions on ARM64", "libffi 在 ARM64 上的调用约定")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.ledger import Ledger
+from agent_runtime.research.ledger import Ledger
 from agent_runtime.testing import Script, ScriptedEndpoint
 
 # What `check` notes about endpoints goes to the user's cache: in tests, to a folder of their own,
@@ -39,7 +39,7 @@ def cli_env(endpoint_url: str | None = None, **extra: str) -> dict[str, str]:
 
 def run_cli(args: list[str], env: dict[str, str], timeout: float = 120, cwd: Path | None = None) -> CliResult:
     proc = subprocess.run(
-        [sys.executable, "-m", "agent_runtime.cli", *args],
+        [sys.executable, "-m", "agent_runtime.app.cli", *args],
         env=env,
         capture_output=True,
         text=True,

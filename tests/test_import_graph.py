@@ -1,8 +1,10 @@
-"""The dependencies point one way: sandbox ← engine ← actions ← the run that wires them.
+"""The dependencies point one way:
+
+    errors ← sandbox, language, config ← engine ← research ← actions ← app
 
 Walks every module's imports with `ast` (module-level and function-level alike; only imports under
-`if TYPE_CHECKING:` are left out, as they never run) and checks the layering and that the module
-graph has no cycle, so that no function-level import is hiding one."""
+`if TYPE_CHECKING:` are left out, as they never run) and checks the floors of `agent_runtime` and that
+the module graph has no cycle, so that no function-level import is hiding one."""
 
 from __future__ import annotations
 
@@ -11,15 +13,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agent_runtime", "actions", "sandbox", "prompts", "workspace_template")
-# The engine: the generic micro-agent loop and what it stands on. It knows no action and nothing of
-# research (dashboards, sources, the method).
-ENGINE = {
-    "agent_runtime.loop", "agent_runtime.registry", "agent_runtime.replies", "agent_runtime.model",
-    "agent_runtime.context_guard", "agent_runtime.messages", "agent_runtime.json_repair",
-    "agent_runtime.tokens", "agent_runtime.repeats", "agent_runtime.errors", "agent_runtime.scheduling",
-}  # fmt: skip
-# Where a research run is assembled from the engine and the actions (and the commands around it).
-ASSEMBLY = {"agent_runtime", "agent_runtime.researcher", "agent_runtime.check", "agent_runtime.cli"}
+# The shared leaves at the top of agent_runtime: every floor may use them, they use none.
+LEAVES = {"agent_runtime.errors", "agent_runtime.config", "agent_runtime.language"}
+# The public entrances at the top: the package (its API is the app's, loaded lazily) and the test doubles.
+PUBLIC = {"agent_runtime", "agent_runtime.testing"}
+
+
+def floor(module: str) -> str:
+    """engine, research, app, leaf, public, actions, sandbox, or other (prompts, templates)."""
+    if module in LEAVES:
+        return "leaf"
+    if module in PUBLIC:
+        return "public"
+    for name in ("engine", "research", "app"):
+        if module == f"agent_runtime.{name}" or module.startswith(f"agent_runtime.{name}."):
+            return name
+    head = module.split(".")[0]
+    return head if head in ("actions", "sandbox") else "other"
+
+
+# What each floor may import (besides itself).
+ALLOWED = {
+    "leaf": {"leaf", "sandbox"},
+    "engine": {"leaf", "sandbox", "other"},
+    "research": {"engine", "leaf", "sandbox", "other"},
+    "actions": {"research", "engine", "leaf", "sandbox", "other"},
+    "app": {"actions", "research", "engine", "leaf", "sandbox", "other", "public"},
+}
 
 
 def module_name(path: Path) -> str:
@@ -69,11 +89,29 @@ def graph() -> dict[str, set[str]]:
     return edges
 
 
-def test_the_engine_imports_no_action_and_nothing_of_research() -> None:
+def test_each_floor_imports_only_the_floors_below_it() -> None:
     edges = graph()
-    for module in sorted(ENGINE):
-        bad = sorted(t for t in edges[module] if t.startswith("actions") or t in ASSEMBLY)
-        assert not bad, f"{module} imports {bad}"
+    for module, targets in sorted(edges.items()):
+        allowed = ALLOWED.get(floor(module))
+        if allowed is None:
+            continue
+        bad = sorted(t for t in targets if floor(t) != floor(module) and floor(t) not in allowed)
+        assert not bad, f"{module} ({floor(module)}) imports {bad}"
+
+
+def test_only_the_app_imports_the_actions() -> None:
+    edges = graph()
+    for module, targets in sorted(edges.items()):
+        if floor(module) in ("actions", "app"):
+            continue
+        assert not any(floor(t) == "actions" for t in targets), f"{module} imports an action"
+
+
+def test_every_module_of_agent_runtime_lives_on_a_floor() -> None:
+    """No loose module at the top but the leaves and the public entrances."""
+    for module in graph():
+        if module.startswith("agent_runtime"):
+            assert floor(module) in ("leaf", "public", "engine", "research", "app"), module
 
 
 def test_the_sandbox_imports_nothing_of_the_project_but_the_exception_tree() -> None:
@@ -104,13 +142,6 @@ def test_every_project_exception_derives_from_the_one_root() -> None:
                 )
     for name, cls in inspect.getmembers(errors, inspect.isclass):
         assert issubclass(cls, errors.DeepResearcherError), name
-
-
-def test_actions_do_not_import_the_assembly() -> None:
-    edges = graph()
-    for module, targets in edges.items():
-        if module.startswith("actions"):
-            assert not targets & ASSEMBLY, (module, sorted(targets & ASSEMBLY))
 
 
 def test_there_is_no_import_cycle() -> None:

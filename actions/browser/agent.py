@@ -39,9 +39,9 @@ from browser_use.tools.views import NavigateAction
 
 from actions.browser.proxy import check_address
 from agent_runtime.config import Settings
+from agent_runtime.engine.json_repair import loads_lenient
+from agent_runtime.engine.replies import strip_thinking
 from agent_runtime.errors import URLRefusedError
-from agent_runtime.json_repair import loads_lenient
-from agent_runtime.replies import strip_thinking
 from sandbox.url_policy import URLPolicy
 
 # Importing browser-use creates an empty downloads folder for its default profile in the temp

@@ -19,8 +19,8 @@ from actions.files.write import (
     write_attached,
     write_file,
 )
+from agent_runtime.engine.registry import Action, Observation, action
 from agent_runtime.errors import ActionError
-from agent_runtime.registry import Action, Observation, action
 
 
 @action

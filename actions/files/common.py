@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from agent_runtime.context import ActionContext
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, RUNTIME, SOURCES, TRASH
 from agent_runtime.errors import ActionError, BinaryFileError, SandboxError
-from agent_runtime.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, RUNTIME, SOURCES, TRASH
 from sandbox.paths import PathPolicy
 
 _DASHBOARD_REASON = (

@@ -26,9 +26,9 @@ from actions.files.common import (
     plural,
     read_lines,
 )
-from agent_runtime.context import ActionContext
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.registry import action
 from agent_runtime.errors import ActionError
-from agent_runtime.registry import action
 
 MAX_CHUNK_LINES = 10_000
 MAX_STREAMS = 16  # the oldest streams are forgotten past this many

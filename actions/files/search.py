@@ -29,10 +29,10 @@ from actions.files.common import (
     plural,
     split_lines,
 )
-from agent_runtime.context import ActionContext
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.registry import action
+from agent_runtime.engine.workspace import RUNTIME
 from agent_runtime.errors import ActionError, BinaryFileError, PatternTooSlowError, SandboxError
-from agent_runtime.registry import action
-from agent_runtime.workspace import RUNTIME
 from sandbox.paths import DirectoryEntry, PathPolicy
 
 MAX_PATTERN_CHARS = 1000

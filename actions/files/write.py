@@ -26,9 +26,9 @@ from actions.files.common import (
     plural,
     split_lines,
 )
-from agent_runtime.context import ActionContext
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.registry import action
 from agent_runtime.errors import ActionError, ReadOnlyPathError, SandboxError
-from agent_runtime.registry import action
 from sandbox.paths import PathPolicy
 
 MAX_EDIT_BYTES = 20 << 20  # append/insert rewrite the whole file: past this, write a new file instead

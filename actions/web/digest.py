@@ -14,7 +14,7 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass
 
-from agent_runtime.tokens import TokenEstimator
+from agent_runtime.engine.tokens import TokenEstimator
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

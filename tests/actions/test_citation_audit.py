@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.inspect_view import workspace_state
+from agent_runtime.app.inspect_view import workspace_state
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import start_run
 
@@ -177,7 +177,7 @@ async def test_a_judge_quote_that_is_not_in_the_source_is_not_believed(tmp_path:
 
 
 def test_reference_lists_are_stripped_everywhere_and_a_sources_chapter_is_kept() -> None:
-    from agent_runtime.finalize import strip_references
+    from agent_runtime.research.finalize import strip_references
 
     draft = (
         "# T\n\n## Sources of revenue\nSales [S1].\n\n### Sources\n- [S2] A list the model wrote\n\n"
@@ -210,7 +210,7 @@ async def test_a_judge_that_fails_leaves_the_lexical_verdicts_and_is_recorded(tm
 async def test_audit_rechecks_an_edited_report(tmp_path: Path) -> None:
     import io
 
-    from agent_runtime.audit import audit_workspace
+    from agent_runtime.app.audit import audit_workspace
 
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"
@@ -313,7 +313,7 @@ def test_audit_through_the_cli(tmp_path: Path) -> None:
 async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path) -> None:
     import io
 
-    from agent_runtime.audit import audit_workspace
+    from agent_runtime.app.audit import audit_workspace
 
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"
@@ -327,9 +327,9 @@ async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path
 
 
 def test_a_flagged_citation_is_marked_where_its_sentence_stands(tmp_path: Path) -> None:
-    from agent_runtime.citation_audit import audit, flags
-    from agent_runtime.finalize import finalize
-    from agent_runtime.ledger import Ledger
+    from agent_runtime.research.citation_audit import audit, flags
+    from agent_runtime.research.finalize import finalize
+    from agent_runtime.research.ledger import Ledger
 
     ledger = Ledger.load(tmp_path / "sources")
     ledger.register("https://a.example/x", title="A", snippet="Sales rose 14% in May. Profits fell 4% in May.")

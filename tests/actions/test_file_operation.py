@@ -11,15 +11,15 @@ from typing import Any
 
 from actions.file_operation import ANSWER_LIMIT, file_operation
 from actions.files import file_actions
+from agent_runtime.app.researcher import Researcher, RunResult
 from agent_runtime.config import load_settings
-from agent_runtime.context import ActionContext
-from agent_runtime.messages import Message
-from agent_runtime.prompts import Prompts
-from agent_runtime.registry import ActionSet
-from agent_runtime.researcher import Researcher, RunResult
-from agent_runtime.run_record import EventLog, RunMeta
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.messages import Message
+from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.registry import ActionSet
+from agent_runtime.engine.run_record import EventLog, RunMeta
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, ScriptedModel, call, reply
-from agent_runtime.workspace import Workspace
 
 FILE_AGENT = "You are the File agent"
 FileScript = Callable[[str, list[Message]], Reply]

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config import load_settings
-from agent_runtime.messages import Message
-from agent_runtime.run_record import RunMeta, save_meta
+from agent_runtime.engine.messages import Message
+from agent_runtime.engine.run_record import RunMeta, save_meta
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, call, reply
-from agent_runtime.workspace import Workspace
 from tests.conftest import cli_env, run_cli, snapshot_outside
 
 FILE_AGENT = "You are the File agent"

@@ -28,10 +28,11 @@ from actions.research_task import (
     unfinished_research_note,
     write_notes,
 )
-from agent_runtime.inspect_view import inspect_workspace, research_tasks, workspace_state
-from agent_runtime.ledger import ledger_for
-from agent_runtime.live import LiveView
-from agent_runtime.messages import Message
+from agent_runtime.app.inspect_view import inspect_workspace, workspace_state
+from agent_runtime.app.live import LiveView
+from agent_runtime.engine.messages import Message
+from agent_runtime.research.ledger import ledger_for
+from agent_runtime.research.tasks import research_tasks
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, resume_run, settings, start_run
 from tests.conftest import cli_env, run_cli, write_cited_report
@@ -496,7 +497,7 @@ def test_a_kill_during_a_task_then_resume_reports_it_and_names_stay_unique(
     server = endpoint(kill_script(ws, gate, release))
     command = ["run", "Batteries", "--workspace", str(ws), "--search", "local", "--corpus", str(corpus), "-q"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "agent_runtime.cli", *command], env=cli_env(server.url),
+        [sys.executable, "-m", "agent_runtime.app.cli", *command], env=cli_env(server.url),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.researcher import Researcher, RunResult
 from agent_runtime.config import load_settings
-from agent_runtime.registry import Action, action
-from agent_runtime.researcher import Researcher, RunResult
+from agent_runtime.engine.registry import Action, action
 from agent_runtime.testing import Reply, Script, ScriptedModel, call, reply
 from tests.conftest import write_cited_report
 

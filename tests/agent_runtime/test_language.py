@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime import language
+import agent_runtime.language as language
+from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import load_settings
+from agent_runtime.engine.run_record import load_meta
 from agent_runtime.errors import ConfigError
-from agent_runtime.finalize import finalize
-from agent_runtime.ledger import Ledger
-from agent_runtime.researcher import Researcher
-from agent_runtime.run_record import load_meta
+from agent_runtime.research.finalize import finalize
+from agent_runtime.research.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
 
 
@@ -157,7 +157,7 @@ def test_an_explicit_language_is_named_in_the_prompt(tmp_path: Path) -> None:
 
 
 def test_the_flag_reaches_the_settings() -> None:
-    from agent_runtime.cli import _flags, build_parser
+    from agent_runtime.app.cli import _flags, build_parser
 
     args = build_parser().parse_args(["run", "固态电池的产业化进展", "--language", "en"])
     assert _flags(args)["language"] == "en"

@@ -19,8 +19,8 @@ from actions.file_operation import ANSWER_LIMIT
 from actions.files import file_actions
 from actions.research_task import ANSWER_LIMIT as RESEARCH_ANSWER_LIMIT
 from actions.research_task import research_tools
+from agent_runtime.engine.prompts import Prompts
 from agent_runtime.errors import ConfigError
-from agent_runtime.prompts import Prompts
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import start_run
 from tests.conftest import write_cited_report

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.ledger import Ledger
+from agent_runtime.research.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.actions.browser.browser_kit import Page, Site, html, needs_chromium, site_factory
 
@@ -86,7 +86,7 @@ def test_a_run_reads_a_script_page_and_browses_then_leaves_no_browser(
     )
     with ScriptedEndpoint(script) as endpoint:
         completed = subprocess.run(
-            [sys.executable, "-m", "agent_runtime.cli", "run", "Solid-state cells", "--workspace", str(workspace),
+            [sys.executable, "-m", "agent_runtime.app.cli", "run", "Solid-state cells", "--workspace", str(workspace),
              "--base-url", endpoint.url, "--api-key", "test", "--max-steps", "6", "--allow-private-urls", "-q"],
             env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path,
         )  # fmt: skip

@@ -19,8 +19,8 @@ import pytest_asyncio
 
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
+from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import Settings
-from agent_runtime.researcher import Researcher
 from agent_runtime.testing import ScriptedModel, call, reply
 from tests.actions.browser.browser_kit import Contexts, Page, Site, html, needs_chromium, site_factory
 
@@ -168,7 +168,7 @@ def test_chromium_ends_when_the_process_that_started_it_is_killed(tmp_path: Path
 
 
 def test_starting_the_cli_does_not_import_browser_use() -> None:
-    code = "import sys, agent_runtime.cli; print(any(m.split('.')[0] in ('browser_use', 'websockets') for m in sys.modules))"
+    code = "import sys, agent_runtime.app.cli; print(any(m.split('.')[0] in ('browser_use', 'websockets') for m in sys.modules))"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 from actions.files import file_actions, search
 from agent_runtime.config import load_settings
-from agent_runtime.context import ActionContext
-from agent_runtime.prompts import Prompts
-from agent_runtime.registry import ActionSet, Observation
-from agent_runtime.run_record import EventLog, RunMeta
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.registry import ActionSet, Observation
+from agent_runtime.engine.run_record import EventLog, RunMeta
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import ScriptedModel, reply
-from agent_runtime.workspace import Workspace
 from sandbox.paths import PathPolicy
 from tests.conftest import snapshot_outside
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.context import ActionContext
-from agent_runtime.workspace import Workspace
+from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.workspace import Workspace
 from tests.actions.files.test_files import fails, make_context, ok, run
 
 NAME = "附录 lǜsè.md"

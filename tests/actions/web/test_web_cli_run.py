@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from conftest import Route, WebServer
 
-from agent_runtime.ledger import Ledger, read_front_matter
+from agent_runtime.research.ledger import Ledger, read_front_matter
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 
 REPO = Path(__file__).resolve().parents[3]
@@ -53,7 +53,7 @@ def run_cli(
         clean.pop(key, None)
     clean.update(HOME=str(tmp_path / "home"), PYTHONPATH=str(REPO), **env)
     completed = subprocess.run(
-        [sys.executable, "-m", "agent_runtime.cli", "run", "Energy storage", "--workspace", str(workspace),
+        [sys.executable, "-m", "agent_runtime.app.cli", "run", "Energy storage", "--workspace", str(workspace),
          "--base-url", endpoint.url, "--api-key", "test", "--max-steps", "8", "-q", *flags],
         env=clean, capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip

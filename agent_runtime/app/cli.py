@@ -1,0 +1,291 @@
+"""`deep-researcher run | resume | inspect | check | view | export | audit`.
+
+Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
+(resumable). Every failure a user can cause ends in one short message, never a traceback.
+
+The CLI answers at once: `--help`, `--version`, usage errors and `inspect` import neither the model
+client nor the extraction or browser stacks; each command imports what it uses when it runs
+(tests/agent_runtime/app/test_cli_startup.py holds that line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from agent_runtime.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    DeepResearcherError,
+    SettingValueError,
+)
+
+if TYPE_CHECKING:
+    from agent_runtime.app.researcher import Researcher, RunResult
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # usage errors: exit 2 with one line and a hint
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags shared by run and resume. Each default is None: "not given", so lower layers count."""
+    add = parser.add_argument
+    add("--model", help="model name (DEEP_RESEARCHER_MODEL)")
+    add("--base-url", help="OpenAI-compatible endpoint (OPENAI_BASE_URL), e.g. http://localhost:11434/v1")
+    add("--api-key", help="API key (OPENAI_API_KEY)")
+    add("--max-steps", type=int, help="step budget (default 200)")
+    add("--max-tokens", type=int, help="token budget, prompt + completion")
+    add("--max-cost", type=float, help="cost budget in US dollars (needs prices in the config)")
+    add("--max-time", type=float, help="wall-time budget in seconds")
+    add("--context-window", type=int, help="the model's context window in tokens (default 64000)")
+    add(
+        "--tool-mode", choices=["auto", "native", "json"],
+        help="native tool calls, JSON actions in the text, or auto (native, json if the model writes JSON; default)",
+    )  # fmt: skip
+    add(
+        "--tool-choice", choices=["auto", "required"],
+        help="required (default): ask the server to force every reply into an action; auto: never force",
+    )  # fmt: skip
+    add("--offline", action="store_true", default=None, help="no request leaves except to the model endpoint")
+    add("--search", help="search provider (default duckduckgo)")
+    add("--corpus", type=Path, help="folder of documents for the local search provider")
+    add("--file-model", help="a cheaper model for the File micro agent")
+    add("--parallel", type=int, help="actions of one reply run at once (default 4; 1 runs them in turn)")
+    add("--prompts", type=Path, help="folder of prompt templates overriding the shipped ones")
+    add("--allow-private-urls", action="store_true", default=None, help="allow intranet/loopback URLs")
+    add("--language", help="language of the notes and report: zh, en, … (default: that of the title)")
+    add(
+        "--verify-citations", choices=["lexical", "model"],
+        help="check citations by code only, or also let the model judge every cited pair (default)",
+    )  # fmt: skip
+    add("--browser-path", type=Path, help="Chromium executable for the browser (default: chromium on PATH)")
+    add("--config", type=Path, help="TOML config file (default ~/.config/deep-researcher/config.toml)")
+    add("-q", "--quiet", action="store_true", default=None, help="print only the outcome")
+    _add_debug(parser)
+
+
+def _add_debug(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("deep-researcher")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked for (importlib.metadata costs time at every start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
+        print(f"deep-researcher {_version()}")
+        parser.exit(0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="deep-researcher", description="An autonomous research agent with a notebook.")
+    parser.add_argument("--version", action=_VersionAction)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("run", help="start a research run")
+    run.add_argument("title", help="the research title")
+    run.add_argument("--purpose", help="what the report is for, e.g. 'an investment memo'")
+    run.add_argument("--workspace", type=Path, help="workspace folder (default: ./<title-slug>)")
+    _add_run_flags(run)
+    resume = commands.add_parser("resume", help="continue a stopped or interrupted run")
+    resume.add_argument("workspace", type=Path)
+    resume.add_argument(
+        "--new-settings", action="store_true",
+        help="the workspace lost its .runtime/run.json: continue with the settings given now",
+    )  # fmt: skip
+    _add_run_flags(resume)
+    show = commands.add_parser("inspect", help="show a run's state")
+    show.add_argument("workspace", type=Path)
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_debug(show)
+    check = commands.add_parser(
+        "check", help="prove in seconds that the endpoint, tool calling, search and Chromium work"
+    )
+    _add_run_flags(check)
+    view = commands.add_parser(
+        "view", help="watch and steer runs in a local web page (127.0.0.1, behind a token)"
+    )
+    view.add_argument(
+        "folder", type=Path, nargs="?", default=Path("."),
+        help="a workspace, or a folder of workspaces (default: the current folder)",
+    )  # fmt: skip
+    view.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 picks a free one)")
+    _add_debug(view)
+    export = commands.add_parser("export", help="the report as a self-contained HTML, DOCX or PDF file")
+    export.add_argument("workspace", type=Path)
+    export.add_argument("--format", required=True, choices=["html", "docx", "pdf"], dest="format")
+    export.add_argument("--output", type=Path, help="the file to write (default: WORKSPACE/report.FORMAT)")
+    export.add_argument("--browser-path", type=Path, help="Chromium executable for PDF (default: on PATH)")
+    _add_debug(export)
+    audit = commands.add_parser(
+        "audit", help="re-check a finished report's citations against its saved sources"
+    )
+    audit.add_argument("workspace", type=Path)
+    _add_run_flags(audit)
+    return parser
+
+
+_SETTING_FLAGS = (
+    "model", "base_url", "api_key", "max_steps", "max_tokens", "max_cost", "max_time", "context_window",
+    "tool_mode", "search", "corpus", "file_model", "parallel", "prompts", "allow_private_urls", "quiet", "browser_path",
+    "language",
+    "verify_citations", "tool_choice", "offline",
+)  # fmt: skip
+
+
+def _flags(args: argparse.Namespace) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in _SETTING_FLAGS if getattr(args, name, None) is not None}
+
+
+def _build(args: argparse.Namespace) -> Researcher:
+    from agent_runtime.app.researcher import Researcher
+    from agent_runtime.config import load_settings
+    from agent_runtime.engine.model import check_endpoint_reachable
+
+    if args.command == "run":
+        settings = load_settings(_flags(args), config_file=args.config)
+        check_endpoint_reachable(settings.base_url)
+        return Researcher.start(args.title, purpose=args.purpose, workspace=args.workspace, settings=settings)
+    researcher = Researcher.resume(
+        args.workspace, flags=_flags(args), config_file=args.config, new_settings=args.new_settings
+    )
+    check_endpoint_reachable(researcher.settings.base_url)
+    return researcher
+
+
+def _print_outcome(result: RunResult) -> None:
+    t, s = result.totals, result.summary
+    figures = (
+        f"{t.steps} steps, {t.model_calls} model calls, {t.prompt_tokens:,} tokens in, "
+        f"{t.completion_tokens:,} out, ${t.cost:.4f}, {t.elapsed_seconds:.0f}s; sources: "
+        f"{s.get('sources_seen', 0)} seen, {s.get('sources_fetched', 0)} fetched, {s.get('sources_cited', 0)} cited"
+    )
+    citations = s.get("citations")
+    if isinstance(citations, dict) and "checked" in citations:
+        from agent_runtime.research.citecheck.figures import describe
+
+        figures += "; " + describe(citations)
+    if result.status == "finished":
+        unverified = citations.get("unverified", 0) if isinstance(citations, dict) else 0
+        plural = "citation" if unverified == 1 else "citations"
+        also = f", finished with {unverified} {plural} that could not be verified" if unverified else ""
+        print(f"Finished: {result.report_path or '(no report path)'}{also} — {figures}")
+        if result.result:
+            print(result.result)
+    else:
+        print(f"{result.status.capitalize()}: {result.reason} — {figures}", file=sys.stderr)
+        if result.report_path and s.get("report") == "unfinished":
+            print(
+                f"Unfinished report (the chapters written so far): {result.workspace / result.report_path}",
+                file=sys.stderr,
+            )
+        command = result.next_command or f"deep-researcher resume {result.workspace}"
+        budgets = " (budgets count the whole run, resumes included)" if "--max-" in command else ""
+        print(f"Continue with: {command}{budgets}", file=sys.stderr)
+
+
+async def _run(researcher: Researcher) -> RunResult:
+    # SIGTERM ends the run like Ctrl-C: resumably, with the metadata saved.
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on every platform
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    return await researcher.run()
+
+
+def _check(args: argparse.Namespace) -> int:
+    from agent_runtime.app.check import run_check
+    from agent_runtime.config import load_settings
+
+    return run_check(load_settings(_flags(args), config_file=args.config), sys.stdout)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from sandbox.redaction import RedactingStream
+
+    if not isinstance(sys.stdout, RedactingStream):  # no secret is printed, whoever prints it
+        sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    args = build_parser().parse_args(argv)
+    try:
+        return _command(args)
+    except SettingValueError as exc:  # a bad value is a usage error, wherever it was given
+        print(f"deep-researcher: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except DeepResearcherError as exc:
+        print(f"deep-researcher: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("deep-researcher: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug: one message, the traceback on --debug
+        if args.debug:
+            traceback.print_exc()
+        print(f"deep-researcher: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+        if not args.debug:
+            print("deep-researcher: run it again with --debug to see where it failed", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "inspect":
+        from agent_runtime.app.inspect_view import inspect_workspace
+
+        return inspect_workspace(args.workspace, as_json=args.json)
+    if args.command == "check":
+        return _check(args)
+    if args.command == "audit":
+        from agent_runtime.app.audit import audit_workspace
+
+        return asyncio.run(audit_workspace(args.workspace, _flags(args), args.config, sys.stdout))
+    if args.command == "view":
+        from agent_runtime.app.view import serve
+
+        return serve(args.folder, port=args.port)
+    if args.command == "export":
+        from agent_runtime.app.export import export_report
+
+        written = export_report(
+            args.workspace, args.format, output=args.output, browser_path=args.browser_path
+        )
+        print(f"Exported: {written}")
+        return 0
+    from agent_runtime.app.live import attach_live_view
+
+    researcher = _build(args)
+    if not researcher.settings.quiet:
+        attach_live_view(researcher.events, researcher.settings, sys.stderr)
+        print(f"Workspace: {researcher.workspace.root}", file=sys.stderr)
+    result = asyncio.run(_run(researcher))
+    if result.crash and args.debug:
+        print(result.crash, file=sys.stderr)
+    _print_outcome(result)
+    return result.exit_code
+
+
+def entry() -> NoReturn:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

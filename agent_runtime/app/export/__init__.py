@@ -1,0 +1,60 @@
+"""`deep-researcher export WORKSPACE --format html|docx|pdf`: a finished run's report.md as a file
+to read, send or print (the live view's Export buttons call the same function).
+
+- html: one self-contained page, styles inline, nothing loaded from elsewhere (`export.html`);
+- docx: a Word document with real headings, lists, tables and the References (`export.docx`);
+- pdf: that HTML page printed by headless Chromium (`export.pdf`).
+
+Every failure a user can cause (not a workspace, no report yet, a report.md that links to outside
+the workspace, no Chromium, an output that cannot be written) is an ExportError with one message;
+the file is written atomically, so a failed export never leaves half a file, nor spoils an earlier
+export.
+
+The libraries (markdown-it, python-docx) are imported only when an export runs: the CLI's start
+stays light.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_runtime.app.export.report import (
+    Citation,
+    Report,
+    load_citations,
+    load_report,
+    output_path,
+    write_atomically,
+)
+from agent_runtime.errors import ExportError
+
+FORMATS = ("html", "docx", "pdf")
+
+__all__ = ["FORMATS", "Citation", "Report", "export_report", "load_citations", "load_report"]
+
+
+def export_report(
+    workspace: Path, fmt: str, *, output: Path | None = None, browser_path: Path | None = None
+) -> Path:
+    """Write the report of the run in `workspace` as `fmt`; returns the file written (by default
+    WORKSPACE/report.FORMAT). `browser_path`: the Chromium to print a PDF with (default: the
+    browser_path setting, else chromium on PATH)."""
+    if fmt not in FORMATS:
+        raise ExportError(f"cannot export as {fmt!r}: the formats are {', '.join(FORMATS)}")
+    report = load_report(Path(workspace))
+    target = output_path(report, fmt, Path(output) if output is not None else None)
+    if fmt == "docx":
+        from agent_runtime.app.export.docx import render_docx
+
+        write_atomically(target, render_docx(report))
+        return target
+    from agent_runtime.app.export.html import render_html
+
+    page = render_html(report)
+    if fmt == "html":
+        write_atomically(target, page.encode("utf-8"))
+        return target
+    from agent_runtime.app.export.pdf import print_pdf
+
+    write_atomically(target, print_pdf(page, Path(browser_path) if browser_path is not None else None))
+    return target

@@ -1,0 +1,152 @@
+"""A run's event log as server-sent events: `.runtime/events.jsonl` tailed while it grows.
+
+The run appends one JSON line per event and flushes it at once; a reader may catch the last line
+half written, and the file may not exist yet when the page opens (a run about to start). So the
+tail keeps a byte offset, hands out only complete lines, and waits for the file to appear. Each
+batch of events carries the offset after it as its SSE id: a browser that reconnects sends it back
+(Last-Event-ID) and the stream continues where it stopped, without repeating an event.
+
+A long run's log grows to hundreds of MB, and parsing it costs 40-80 ms per MB. So the reading and
+parsing happen in a worker thread, never on the event loop that serves every other request, and a
+client starting from the beginning of a log longer than RECENT_BYTES gets only its last RECENT_BYTES
+(from a line's start), after a `skipped` message saying how much came before.
+
+Messages: `log` (a JSON list of events), `skipped` (the bytes of the log not sent), `state` (the
+run's figures, see workspaces.summary, sent when they change), `reset` (the log was replaced: start
+again), and a comment every 15 s so that proxies and the browser keep the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.app.view.responses import json_text
+from agent_runtime.app.view.workspaces import summary
+from agent_runtime.engine.workspace import Workspace
+
+CHUNK_BYTES = 1_000_000  # one read, one SSE message: a long log is sent in a few large batches
+RECENT_BYTES = 4_000_000  # of a long log, what a client starting from its beginning gets
+POLL_SECONDS = 0.25
+STATE_SECONDS = 1.0
+PING_SECONDS = 15.0
+
+
+class EventTail:
+    """The complete events appended to a JSON-lines file since the last read."""
+
+    def __init__(self, path: Path, offset: int = 0) -> None:
+        self.path = path
+        self.offset = max(0, offset)
+
+    def read(self) -> tuple[list[dict[str, Any]], bool]:
+        """(new events, whether the file was replaced and reading started again from its start)."""
+        try:
+            size = os.stat(self.path).st_size
+        except OSError:
+            return [], False  # not there yet
+        reset = size < self.offset  # an append-only log never shrinks: this is another file
+        if reset:
+            self.offset = 0
+        if size == self.offset:
+            return [], reset
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read(min(size - self.offset, CHUNK_BYTES))
+        except OSError:
+            return [], reset
+        end = data.rfind(b"\n")
+        if end < 0:
+            if len(data) == CHUNK_BYTES:  # one line longer than a chunk: no event is that long, skip it
+                self.offset += len(data)
+            return [], reset  # the last line is still being written
+        self.offset += end + 1
+        events = []
+        for line in data[:end].split(b"\n"):
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # a line torn by a killed run (the next append starts a new line)
+            if isinstance(event, dict):
+                events.append(event)
+        return events, reset
+
+    def start_near_end(self, keep: int) -> int:
+        """Move to the first line that starts within the last `keep` bytes of the file, when it is
+        longer; returns the offset moved to (the bytes skipped, counted from the start)."""
+        try:
+            with self.path.open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size <= self.offset + keep:
+                    return 0
+                start = size - keep
+                handle.seek(start - 1)  # the byte before: a newline there means a line starts here
+                while True:
+                    block = handle.read(65_536)
+                    end = block.find(b"\n")
+                    if end >= 0:
+                        self.offset = handle.tell() - len(block) + end + 1
+                        return self.offset
+                    if not block:  # no line starts in the rest: it is one line still being written
+                        self.offset = size
+                        return size
+        except OSError:
+            return 0
+
+    @property
+    def more(self) -> bool:
+        try:
+            return os.stat(self.path).st_size > self.offset
+        except OSError:
+            return False
+
+
+def _message(kind: str, payload: Any, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json_text(payload)}\n\n"
+
+
+def _batch(tail: EventTail) -> list[str]:
+    """The messages for what was appended since the last read (run in a worker thread: reading and
+    parsing a megabyte of log takes tens of milliseconds)."""
+    events, reset = tail.read()
+    messages = [_message("reset", {})] if reset else []
+    if events:
+        messages.append(_message("log", events, tail.offset))
+    return messages
+
+
+async def stream(
+    ws_id: str, workspace: Path, offset: int, stopping: Callable[[], bool]
+) -> AsyncIterator[str]:
+    """The SSE messages for one workspace, from byte `offset` of its event log, until `stopping()`
+    (the server is shutting down) or the client goes away (the response is then cancelled)."""
+    tail = EventTail(Workspace(workspace).events_file, offset)
+    last_state: dict[str, Any] | None = None
+    next_state = next_ping = 0.0
+    yield "retry: 1000\n\n"  # reconnect after a second when the connection drops
+    if offset == 0:
+        skipped = await asyncio.to_thread(tail.start_near_end, RECENT_BYTES)
+        if skipped:  # its id is where the log resumes: a reconnect does not skip (nor say it) again
+            yield _message("skipped", {"bytes": skipped, "kept": RECENT_BYTES}, skipped)
+    while not stopping():
+        for message in await asyncio.to_thread(_batch, tail):
+            yield message
+        now = time.monotonic()
+        if now >= next_state:
+            state = await asyncio.to_thread(summary, ws_id, workspace)
+            if state != last_state:
+                yield _message("state", state)
+                last_state = state
+            next_state = now + STATE_SECONDS
+        if now >= next_ping:
+            yield ": ping\n\n"
+            next_ping = now + PING_SECONDS
+        if not tail.more:
+            await asyncio.sleep(POLL_SECONDS)

@@ -1,0 +1,195 @@
+"""The context guard: no request ever exceeds the context window.
+
+Past the soft limit the agent is nudged to update its current dashboard (which resets the
+history). Past the hard limit the runtime compacts by itself, in three widening steps:
+1. old observations and long tool-call arguments become one-line pointers to a file that holds
+   their full text (compression that can be undone);
+2. if that is not enough, a separate summarizing call folds the history into the current
+   dashboard, and the history is rebuilt from the dashboards;
+3. as a last resort the largest messages are cut, with a note saying where the full text is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_runtime.engine.messages import Message, ToolSchema
+from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens
+from agent_runtime.engine.workspace import Workspace
+from sandbox import atomic_write_text
+
+POINTER_PREFIX = "[compacted:"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+MAX_FILE_NAME = 100  # characters before the suffix: far below every file system's limit
+
+
+def observation_file(workspace: Workspace, *parts: object, suffix: str = ".md") -> Path:
+    """Where a saved observation goes: `.runtime/observations/<parts joined>`, the name made of safe
+    characters and bounded (an action name may be anything a model wrote); a cut name keeps a
+    digest of the whole, so two long names do not collide."""
+    name = _UNSAFE.sub("_", "-".join(str(part) for part in parts))
+    if len(name) > MAX_FILE_NAME:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+        name = f"{name[: MAX_FILE_NAME - 11]}-{digest}"
+    return workspace.observations_dir / (name + suffix)
+
+
+@dataclass
+class Entry:
+    """Where an observation sits in the history, so compaction can replace it by a pointer."""
+
+    index: int
+    step: int
+    agent: str
+    action: str
+    kind: str  # "observation" or "arguments"
+
+
+class History:
+    """The message list of one agent, plus what compaction needs to know about it. Each message's
+    raw token estimate is computed once, when it is added: the guard checks every step cheaply."""
+
+    def __init__(self, base: list[Message]) -> None:
+        self.reset(base)
+
+    def reset(self, base: list[Message]) -> None:
+        self.messages: list[Message] = list(base)
+        self.base_length = len(base)
+        self.entries: list[Entry] = []
+        self.refresh()
+
+    def replace_head(self, head: list[Message]) -> None:
+        """New first messages (the system prompt and the edited dashboards) in place of the old
+        ones: what follows them — a resume note, the observations kept by the last reset, the steps
+        since — stays."""
+        self.messages[: len(head)] = head
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recount after messages were changed in place (compaction)."""
+        self._raw = [raw_message_tokens(m) for m in self.messages]
+
+    @property
+    def raw_tokens(self) -> float:
+        return sum(self._raw)
+
+    def append(self, message: Message, entry: Entry | None = None) -> None:
+        if entry is not None:
+            entry.index = len(self.messages)
+            self.entries.append(entry)
+        self.messages.append(message)
+        self._raw.append(raw_message_tokens(message))
+
+
+class ContextGuard:
+    def __init__(
+        self,
+        window: int,
+        soft: float,
+        hard: float,
+        estimator: TokenEstimator,
+        workspace: Workspace,
+        reply_reserve: int = 0,
+    ) -> None:
+        self.soft, self.hard = soft, hard
+        self.estimator = estimator
+        self.workspace = workspace
+        self.reply_reserve = reply_reserve  # the output cap sent with each request: servers count it too
+        self.set_window(window)
+
+    def set_window(self, window: int) -> None:
+        """The window and the limits drawn from it: a smaller window learned from the endpoint
+        replaces the configured one for the rest of the run. A request leaves room for the reply
+        (`prompt + max_tokens` must fit, as vLLM and OpenAI count it), a quarter of the window at most."""
+        self.window = window
+        room = window - min(self.reply_reserve, window // 4)
+        self.hard_tokens = min(int(window * self.hard), room)
+        self.soft_tokens = min(int(window * self.soft), self.hard_tokens)
+
+    def estimate(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> int:
+        return self.estimator.request(messages, tools)
+
+    def over_soft(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> bool:
+        return self.estimate(messages, tools) > self.soft_tokens
+
+    # -- step 1: pointers ----------------------------------------------------------------------
+    def compact_old_entries(self, history: History, keep_from_step: int) -> int:
+        """Replace observations and long arguments of steps before `keep_from_step` by pointers.
+        Returns the number of characters removed."""
+        removed = 0
+        for entry in history.entries:
+            if entry.step >= keep_from_step:
+                continue
+            message = history.messages[entry.index]
+            if entry.kind == "observation":
+                text = str(message.get("content") or "")
+                if text.startswith(POINTER_PREFIX) or len(text) < 300:
+                    continue
+                path = self._save(entry, text)
+                pointer = (
+                    f"{POINTER_PREFIX} the {entry.action} observation of step {entry.step} ({len(text):,} "
+                    f"characters) was removed to save context; full text: {path}]"
+                )
+                message["content"] = (
+                    pointer if message["role"] == "tool" else f"Observation from {entry.action}:\n{pointer}"
+                )
+                removed += len(text) - len(pointer)
+            else:
+                removed += self._compact_arguments(message, entry)
+        history.refresh()
+        return removed
+
+    def _compact_arguments(self, message: Message, entry: Entry) -> int:
+        removed = 0
+        for call in message.get("tool_calls") or []:
+            arguments = call["function"].get("arguments") or ""
+            if len(arguments) > 600:
+                path = self._save(entry, arguments, suffix=".json")
+                note = {"compacted": f"{len(arguments):,} characters of arguments; full text: {path}"}
+                call["function"]["arguments"] = json.dumps(note)
+                removed += len(arguments) - len(call["function"]["arguments"])
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and len(content) > 1200:
+            path = self._save(entry, content)
+            message["content"] = (
+                f"{POINTER_PREFIX} a reply of {len(content):,} characters; full text: {path}]"
+            )
+            removed += len(content) - len(message["content"])
+        return removed
+
+    def _save(self, entry: Entry, text: str, suffix: str = ".md") -> str:
+        path = observation_file(
+            self.workspace, f"step-{entry.step:05d}", entry.agent, entry.action, entry.index, suffix=suffix
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text, durable=False)
+        return self.workspace.relative(path)
+
+    # -- step 3: the last resort ---------------------------------------------------------------
+    def fit(self, messages: list[Message], tools: Sequence[ToolSchema]) -> list[Message]:
+        """Cut the largest non-system messages until the request fits under the hard limit."""
+        fitted = [dict(m) for m in messages]
+        for _ in range(len(fitted) * 4):
+            excess = self.estimate(fitted, tools) - self.hard_tokens
+            if excess <= 0:
+                return fitted
+            index = max(
+                range(len(fitted)),
+                key=lambda i: (
+                    len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1
+                ),
+            )
+            text = str(fitted[index].get("content") or "")
+            keep = max(0, len(text) - int(excess * 4.5) - 400)  # chars; generous so it converges fast
+            if keep >= len(text) or not text:
+                break
+            fitted[index]["content"] = (
+                text[:keep] + f"\n\n[… {len(text) - keep:,} characters cut to fit the context window; "
+                "the full text is in the workspace files]"
+            )
+        return fitted

@@ -1,0 +1,585 @@
+"""The workspace folder: everything a run knows between steps lives here, in files.
+
+```
+WORKSPACE/
+  overall_dashboard.md   research blueprint (changed only by update_overall_dashboard)
+  current_dashboard.md   task at hand, findings, next steps, lessons (update_current_dashboard)
+  Notebook/              one chapter = one note file
+  sources/               snapshots of retrieved sources and the ledger (written by code)
+  report.md              the finished report
+  .runtime/run.json      run metadata: title, purpose, settings, status, totals
+  .runtime/events.jsonl  append-only event log, one JSON object per line
+  .runtime/observations/ full text of observations that were cut or compacted out of the context
+  .runtime/lock          held (flock) by the one process running in this workspace
+  .runtime/dashboards.json  which version of each dashboard the runtime itself wrote last
+  .trash/                deleted files, and every version of a dashboard a person edited that the
+                         runtime replaced (`<UTC time>-<name>`): no save of a person's is ever lost
+```
+
+A new run takes a new or empty folder only: a folder of the user's own files is never adopted (the
+File agent could overwrite or trash them); `--corpus` is how documents are given to the agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+import unicodedata
+from collections.abc import Collection
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import portalocker
+from jinja2 import Environment, StrictUndefined
+
+from agent_runtime.errors import DashboardEditedError, WorkspaceError
+from sandbox import atomic_write_text, is_temp_name, storage_error
+from sandbox.safe_write import fsync_directory
+
+OVERALL_DASHBOARD = "overall_dashboard.md"
+CURRENT_DASHBOARD = "current_dashboard.md"
+NOTEBOOK = "Notebook"
+SOURCES = "sources"
+REPORT = "report.md"
+CITATIONS_FILE = "report.citations.json"  # each citation of report.md with its passage (the audit)
+RUNTIME = ".runtime"
+TRASH = ".trash"
+DASHBOARDS = (OVERALL_DASHBOARD, CURRENT_DASHBOARD)
+LOCK = "lock"
+# What a creation that was killed before run.json leaves: these folders, empty, and the lock.
+_SKELETON = {NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"}
+_SLUG_CHARS = 60  # characters of the title in a default workspace name
+OWN_VERSIONS = "dashboards.json"  # in .runtime/: the dashboards as the runtime last wrote them
+# A dashboard that changed is read once it has stopped changing: an editor that saves in place
+# truncates the file and then writes it, maybe in parts, and a slow disk or network folder makes
+# that last. Its size and modification time must be the same at two looks SETTLE_LOOK seconds
+# apart; after SETTLE_LIMIT seconds it is read as it is.
+SETTLE_LOOK = 0.08
+SETTLE_LIMIT = 2.0
+
+
+def template_text(name: str, title: str, purpose: str | None) -> str:
+    """A dashboard as a new workspace starts with it."""
+    env = Environment(
+        undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, autoescape=False
+    )
+    template = env.from_string(resources.files("workspace_template").joinpath(name).read_text("utf-8"))
+    return template.render(title=title, purpose=purpose or "")
+
+
+def default_workspace(title: str, parent: Path | None = None) -> Path:
+    """`./<title-slug>` in any script (`./固态电池的产业化进展`), made unique with -2, -3, … when
+    the folder exists and is not empty."""
+    parent = Path.cwd() if parent is None else parent
+    words = re.findall(r"\w+", unicodedata.normalize("NFC", title).lower())
+    slug = "-".join(words)[:_SLUG_CHARS].strip("-_") or "research"
+    candidate, n = parent / slug, 1
+    while not Workspace(candidate).holds_nothing():
+        n += 1
+        candidate = parent / f"{slug}-{n}"
+    return candidate
+
+
+def try_lock(fd: int, shared: bool = False) -> bool:
+    """A non-blocking lock on the open file `fd` (portalocker: flock on POSIX, the Windows API
+    there): True when taken, False when another process holds a conflicting one. A file system
+    without locks raises portalocker.LockException."""
+    kind = portalocker.LockFlags.SHARED if shared else portalocker.LockFlags.EXCLUSIVE
+    try:
+        portalocker.lock(fd, kind | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked:
+        return False
+    return True
+
+
+class RunLock:
+    """One run per workspace: an exclusive flock on `.runtime/lock`. The kernel releases it when
+    the process ends, however it ends (SIGKILL included), so a dead run never leaves it stuck."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise WorkspaceError(
+                f"cannot use the workspace {self.path.parent.parent}: {exc.strerror or exc}"
+            ) from None
+        workspace = self.path.parent.parent
+        try:
+            taken = try_lock(fd)
+        except portalocker.LockException as exc:
+            os.close(fd)
+            raise WorkspaceError(
+                f"cannot lock the workspace {workspace}: this file system does not support file locks "
+                f"({exc}); use a folder on a local disk"
+            ) from None
+        if not taken:
+            try:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            except OSError:
+                holder = "another process"
+            os.close(fd)
+            raise WorkspaceError(
+                f"{workspace} is in use by a run still working ({holder}); wait for it to end or stop it "
+                f"(Ctrl-C, or kill its process), then `deep-researcher resume {workspace}`"
+            ) from None
+        with contextlib.suppress(OSError):  # who holds it, for the message above (best effort)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"process {os.getpid()}".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the flock
+            self._fd = None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# What tells one version of a file from another without reading it: (inode, size, mtime_ns). A save
+# in place changes the size or the modification time; a save by rename brings another inode.
+Key = tuple[int, int, int]
+
+
+def file_key(path: Path) -> Key | None:
+    """The key of the file at `path` (None when there is none)."""
+    try:
+        stat = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def settled_read(path: Path, known: Collection[Key | None] = ()) -> tuple[str, Key | None]:
+    """The text of a file a person may be saving at this moment, and the key of the version read.
+
+    A version in `known` (one read or written whole before) is read at once. Any other is read when
+    its size and modification time have not changed between two looks SETTLE_LOOK seconds apart, and
+    read again if it changed while it was read; after SETTLE_LIMIT seconds, as it is then."""
+    deadline = time.monotonic() + SETTLE_LIMIT
+    key = file_key(path)
+    settled = key in known
+    while True:
+        while not settled and time.monotonic() < deadline:
+            time.sleep(SETTLE_LOOK)
+            later = file_key(path)
+            settled, key = later == key, later
+        text = _read(path)
+        after = file_key(path)
+        if after == key or time.monotonic() >= deadline:
+            # Changed while read past the deadline: the key before the read is kept, so that the
+            # version on disk is never taken for the one read.
+            return text, key
+        key, settled = after, False
+
+
+# renameat2(2)'s RENAME_EXCHANGE swaps two names in one step: the new dashboard takes the place of
+# the old one, and the old one (whatever it is at that instant, even a file an editor is still
+# writing) lands in the trash. Where the system or the file system cannot (macOS, some network
+# file systems), the old version is linked or copied to the trash first and then replaced.
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EPERM}
+
+
+@functools.cache
+def _renameat2() -> Any:
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange_files(a: Path, b: Path) -> bool:
+    """Swap the files at `a` and `b` atomically; False where that cannot be done (nothing changed).
+    FileNotFoundError when one of them is missing."""
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of a dashboard: its file's key and the digest of its text (as read back)."""
+
+    key: Key | None
+    digest: str
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """What a dashboard write replaced. `kept`: where the replaced version is kept in .trash/
+    (workspace-relative), None when the runtime had written it itself (or there was none).
+    `unseen_text`: that version's text when a person saved it after the check that the file had not
+    changed, that is, a version nobody merged (rare: the save fell between check and swap)."""
+
+    kept: str | None = None
+    unseen_text: str | None = None
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).expanduser().resolve()
+        # Each dashboard as the runtime last wrote it or read it into the context: a file that no
+        # longer matches was edited from outside (a person steering the run).
+        self._seen: dict[str, Version] = {}
+        # Each dashboard as the runtime itself last wrote it (also across processes: .runtime/):
+        # replacing any other version keeps that version in .trash/.
+        self._own: dict[str, Version] | None = None
+        self._settled: dict[str, Key | None] = {}  # the key of the last version read settled
+
+    # -- locations ---------------------------------------------------------------------------
+    @property
+    def overall_dashboard(self) -> Path:
+        return self.root / OVERALL_DASHBOARD
+
+    @property
+    def current_dashboard(self) -> Path:
+        return self.root / CURRENT_DASHBOARD
+
+    @property
+    def runtime_dir(self) -> Path:
+        return self.root / RUNTIME
+
+    @property
+    def run_file(self) -> Path:
+        return self.runtime_dir / "run.json"
+
+    @property
+    def events_file(self) -> Path:
+        return self.runtime_dir / "events.jsonl"
+
+    @property
+    def observations_dir(self) -> Path:
+        return self.runtime_dir / "observations"
+
+    def relative(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix()
+
+    # -- life cycle --------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return self.overall_dashboard.is_file() or self.run_file.is_file()
+
+    def holds_nothing(self) -> bool:
+        """True when the folder is absent, empty, or holds only what a creation killed before its
+        run.json leaves (the empty skeleton folders, the lock, temp files of atomic writes)."""
+        if not self.root.exists():
+            return True
+        if not self.root.is_dir():
+            return False
+        for folder, dirs, files in os.walk(self.root):
+            relative = Path(folder).relative_to(self.root).as_posix()
+            if relative != "." and relative not in _SKELETON:
+                return False
+            if any(not is_temp_name(name) and not (relative == RUNTIME and name == LOCK) for name in files):
+                return False
+            if any(os.path.islink(Path(folder) / name) for name in dirs):
+                return False
+        return True
+
+    def lock(self) -> RunLock:
+        """Take the workspace for this process (creating `.runtime/` if needed); WorkspaceError if
+        another run holds it."""
+        try:
+            self.runtime_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            failing_disk = storage_error(exc, self.root)
+            raise WorkspaceError(
+                str(failing_disk or f"cannot use {self.root}: {exc.strerror or exc}")
+            ) from None
+        lock = RunLock(self.runtime_dir / LOCK)
+        lock.acquire()
+        return lock
+
+    def remove_stale_temp_files(self) -> list[str]:
+        """Delete the temp files that killed writers left (call holding the lock: then no writer is
+        alive). Returns their workspace-relative paths."""
+        removed = []
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != TRASH]
+            for name in files:
+                if is_temp_name(name):
+                    path = Path(folder) / name
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                        removed.append(path.relative_to(self.root).as_posix())
+        return removed
+
+    def create(self, title: str, purpose: str | None) -> None:
+        """Lay out a new workspace from `workspace_template/` (never overwrites a file)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            for folder in (NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"):
+                (self.root / folder).mkdir(exist_ok=True)
+            for name in DASHBOARDS:
+                target = self.root / name
+                if not target.exists():
+                    atomic_write_text(target, template_text(name, title, purpose))
+                    self._remember_own(name, Version(file_key(target), _digest(_read(target))))
+        except OSError as exc:
+            failing_disk = storage_error(exc, self.root)
+            raise WorkspaceError(
+                str(failing_disk or f"cannot create the workspace {self.root}: {exc.strerror or exc}")
+            ) from None
+
+    def is_untouched(self, name: str, title: str, purpose: str | None) -> bool:
+        """True while a dashboard is still the template it was created from."""
+        return self.read_text(name) == template_text(name, title, purpose)
+
+    def ensure_layout(self) -> None:
+        """Recreate the folders a resumed workspace may have lost (a person may delete them)."""
+        try:
+            for folder in (NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"):
+                (self.root / folder).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot use the workspace {self.root}: {exc.strerror or exc}") from None
+
+    # -- dashboards --------------------------------------------------------------------------
+    def read_text(self, name: str) -> str:
+        """A file's text ("" when missing); a dashboard's once it has stopped changing."""
+        if name in DASHBOARDS:
+            return self._settled_text(name)[0]
+        return _read(self.root / name)
+
+    def _settled_text(self, name: str) -> tuple[str, Key | None]:
+        seen, own = self._seen.get(name), self._own_versions().get(name)
+        known = {v.key for v in (seen, own) if v is not None}
+        if name in self._settled:
+            known.add(self._settled[name])
+        text, key = settled_read(self.root / name, known)
+        self._settled[name] = key
+        return text, key
+
+    def read_dashboard(self, name: str) -> str:
+        """A dashboard's text as it goes into the context (once it has stopped changing: a person
+        may be saving it); remembered, so an edit made after it is noticed (`edited_dashboards`)
+        and an update is refused until the edit was shown (`write_dashboard(unless_edited=True)`)."""
+        text, key = self._settled_text(name)
+        self._seen[name] = Version(key, _digest(text))
+        return text
+
+    def edited_since_read(self, name: str) -> bool:
+        """True when the dashboard's text changed since the runtime last wrote or read it."""
+        seen = self._seen.get(name)
+        if seen is None or file_key(self.root / name) == seen.key:
+            return False
+        text, key = self._settled_text(name)
+        if _digest(text) != seen.digest:
+            return True
+        self._seen[name] = Version(key, seen.digest)  # saved again unchanged (or touched)
+        return False
+
+    def edited_dashboards(self) -> list[str]:
+        """The dashboards whose file changed since the runtime last wrote or read it."""
+        return [name for name in DASHBOARDS if self.edited_since_read(name)]
+
+    def write_dashboard(self, name: str, content: str, *, unless_edited: bool = False) -> Replaced:
+        """Replace a dashboard with `content` (a final newline added), atomically.
+
+        With `unless_edited`, nothing is written when the file changed since the runtime last read
+        it into the context or wrote it (DashboardEditedError with the text now on disk): a person
+        edited it, and the update was made without their edit. Whatever version is replaced, unless
+        the runtime wrote it itself, is kept in .trash/ (a person's edit, merged or not): the new
+        file is written there, then swapped with the dashboard in one step, so even an editor still
+        writing the old file finishes writing into the trash."""
+        if name not in DASHBOARDS:
+            raise ValueError(f"not a dashboard: {name}")
+        text = content if content.endswith("\n") else content + "\n"
+        path = self.root / name
+        staged = self._trash_path(name)
+        atomic_write_text(staged, text)  # as every file: redacted, fsynced; StorageError on a full disk
+        try:
+            # As it reads back (read_text turns \r\n into \n): its own write is never taken for an edit.
+            new = Version(file_key(staged), _digest(_read(staged)))
+            seen = self._seen.get(name)
+            checked = self._unchanged(name) if unless_edited else file_key(path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                staged.unlink()
+            raise
+        replaced, key = self._put_in_place(staged, path, name)
+        self._seen[name] = new
+        self._settled[name] = new.key
+        self._remember_own(name, new)
+        if replaced is None:
+            return Replaced()
+        unseen = None
+        if unless_edited and key != checked:  # saved between the check and the swap
+            unseen_text, _ = settled_read(replaced)
+            if seen is None or _digest(unseen_text) != seen.digest:
+                unseen = unseen_text
+        return Replaced(kept=self.relative(replaced), unseen_text=unseen)
+
+    def _unchanged(self, name: str) -> Key | None:
+        """The key of the dashboard on disk; DashboardEditedError if its text is not the one seen."""
+        seen = self._seen.get(name)
+        key = file_key(self.root / name)
+        if seen is None or key == seen.key:
+            return key
+        text, key = self._settled_text(name)
+        if _digest(text) != seen.digest:
+            raise DashboardEditedError(name, text)
+        self._seen[name] = Version(key, seen.digest)
+        return key
+
+    def _put_in_place(self, staged: Path, path: Path, name: str) -> tuple[Path | None, Key | None]:
+        """Move the file staged in the trash to `path`. Returns where the version it replaced is
+        kept (None when the runtime wrote it, or there was none) and that version's key. Until the
+        new file is in place a failure removes it; after, the replaced version is never removed
+        unless it is the runtime's own."""
+        trash = staged.parent
+        try:
+            try:
+                swapped = exchange_files(staged, path)
+            except FileNotFoundError:  # no dashboard (a person deleted it): nothing to keep
+                os.replace(staged, path)
+                fsync_directory(self.root)
+                return None, None
+            if not swapped:  # no exchange here: keep the old version first, then replace it
+                key = file_key(path)
+                kept = None if self._is_own(name, path, key) else self._keep_copy(path, name)
+                os.replace(staged, path)
+                fsync_directory(self.root)
+                return kept, key
+        except BaseException:
+            with contextlib.suppress(OSError):
+                staged.unlink()
+            raise
+        # Swapped: the replaced version is now at `staged`, in the trash.
+        fsync_directory(self.root)
+        fsync_directory(trash)
+        key = file_key(staged)
+        if self._is_own(name, staged, key):
+            staged.unlink()
+            return None, key
+        return staged, key
+
+    def _keep_copy(self, path: Path, name: str) -> Path | None:
+        """Keep the file at `path` in the trash before it is replaced (without an exchange)."""
+        kept = self._trash_path(name)
+        try:
+            # The same file: an editor still writing it writes into the trash. A symbolic link is
+            # kept as itself, never the file it points to.
+            os.link(path, kept, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError:  # no hard links on this file system: a copy
+            try:
+                shutil.copyfile(path, kept, follow_symlinks=False)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    kept.unlink()
+                raise storage_error(exc, kept) or exc from exc
+        fsync_directory(kept.parent)
+        return kept
+
+    def _is_own(self, name: str, path: Path, key: Key | None) -> bool:
+        """True for the version the runtime itself wrote last (a version in doubt is a person's)."""
+        own = self._own_versions().get(name)
+        if own is None or key != own.key:
+            return False
+        try:
+            return _digest(_read(path)) == own.digest
+        except OSError:
+            return False
+
+    def keep_in_trash(self, name: str) -> Path:
+        """A copy of the workspace file `name` in .trash/, before the runtime replaces a version of
+        it that a person may have written (the report `audit` rewrites)."""
+        target = self._trash_path(name)
+        shutil.copy2(self.root / name, target)
+        return target
+
+    def _trash_path(self, name: str) -> Path:
+        """A free name in .trash/ for a version of `name`, as deleted files are named there."""
+        trash = self.root / TRASH
+        if os.path.islink(trash) or (trash.exists() and not trash.is_dir()):
+            raise WorkspaceError(
+                f"{trash} is not a folder (a symbolic link or a file); the trash must be a real folder: "
+                "move it away, then resume"
+            )
+        trash.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        candidate, counter = trash / f"{stamp}-{name}", 1
+        while os.path.lexists(candidate):
+            counter += 1
+            candidate = trash / f"{stamp}-{counter}-{name}"
+        return candidate
+
+    def _own_versions(self) -> dict[str, Version]:
+        if self._own is None:
+            self._own = {}
+            try:
+                stored = json.loads((self.runtime_dir / OWN_VERSIONS).read_text("utf-8"))
+            except (OSError, ValueError):
+                stored = {}
+            for name in DASHBOARDS:
+                entry = stored.get(name) if isinstance(stored, dict) else None
+                if (
+                    isinstance(entry, dict)
+                    and isinstance(entry.get("digest"), str)
+                    and isinstance(entry.get("key"), list)
+                    and len(entry["key"]) == 3
+                    and all(isinstance(n, int) for n in entry["key"])
+                ):
+                    ino, size, mtime = entry["key"]
+                    self._own[name] = Version((ino, size, mtime), entry["digest"])
+        return self._own
+
+    def _remember_own(self, name: str, version: Version) -> None:
+        own = self._own_versions()
+        own[name] = version
+        record = {n: {"key": list(v.key) if v.key else None, "digest": v.digest} for n, v in own.items()}
+        self.runtime_dir.mkdir(parents=True, exist_ok=True)
+        # A lost record only makes the runtime keep one of its own versions in the trash.
+        atomic_write_text(self.runtime_dir / OWN_VERSIONS, json.dumps(record, indent=1), durable=False)
+
+    def title_from_dashboard(self) -> tuple[str, str | None]:
+        """Title and purpose recovered from the overall dashboard (for a resume without run.json)."""
+        text = self.read_text(OVERALL_DASHBOARD)
+        heading = re.search(r"^#\s+(.+?)\s*$", text, re.MULTILINE)
+        if not heading:
+            raise WorkspaceError(
+                f"cannot resume {self.root}: no run metadata and no '# Title' heading in {OVERALL_DASHBOARD}"
+            )
+        purpose = re.search(r"^\*\*Purpose:\*\*\s*(.+?)\s*$", text, re.MULTILINE)
+        return heading.group(1), purpose.group(1) if purpose else None
+
+    def notebook_files(self) -> list[str]:
+        notebook = self.root / NOTEBOOK
+        if not notebook.is_dir():
+            return []
+        return sorted(p.relative_to(self.root).as_posix() for p in notebook.rglob("*") if p.is_file())

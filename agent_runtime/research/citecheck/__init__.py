@@ -1,0 +1,33 @@
+"""Does the source say what it is cited for? One public check, `check_citation`, in small parts:
+
+- `claims`  — the cited statements of a report (``[S<n>]`` markers) and the sentence splitter;
+- `facts`   — quantities, dates and ordinals with their bounds (more than, 不到, before, 截至…);
+- `text`    — words: stems and demonyms, jieba's Chinese words and names, negations, opposites;
+- `lexical` — the free, offline first pass that picks the passage and gives a first verdict;
+- `judge`   — the model as judge, believed only when its quote is in the source;
+- `figures` — a report's FACT figures (citation accuracy, effective citations).
+
+    >>> check_citation("The network has more than 150 stations.", "The network has 134 stations.").verdict
+    'unsupported'
+"""
+
+from __future__ import annotations
+
+from agent_runtime.research.citecheck.judge import Judgement, apply_judgement
+from agent_runtime.research.citecheck.lexical import check_lexical
+from agent_runtime.research.citecheck.verdict import CitationCheck, Reason, Verdict
+
+__all__ = ["CitationCheck", "Judgement", "Reason", "Verdict", "check_citation"]
+
+
+def check_citation(claim: str, source_text: str, *, judge: Judgement | None = None) -> CitationCheck:
+    """The verdict on `claim` against `source_text`: "supported", "weak" or "unsupported", with the
+    closest passage and its lines, the reasons in plain words, and `judged_by`.
+
+    The lexical pass always runs first and picks the passage. With `judge` (a model's answer on this
+    claim, from `judge.ask_judge`), the judge's verdict replaces the lexical one when its quote is
+    really in the source; a quote that is not leaves the lexical verdict, marked so."""
+    lexical = check_lexical(claim, source_text)
+    if judge is None:
+        return lexical
+    return apply_judgement(lexical, judge, source_text)

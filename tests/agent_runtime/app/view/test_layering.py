@@ -1,0 +1,33 @@
+"""The view sits beside the run, never inside it: it reads the run's files through a few modules,
+and nothing but the CLI's `view` command imports it (tests/test_import_graph.py holds the rest)."""
+
+from __future__ import annotations
+
+from tests.test_import_graph import graph
+
+ALLOWED = {
+    "agent_runtime.engine.run_record", "agent_runtime.engine.workspace", "agent_runtime.research.ledger",
+    "agent_runtime.app.markdown_html", "agent_runtime.language", "agent_runtime.errors", "agent_runtime.app.export",
+    "agent_runtime.app.export.report",  # the one reader of report.citations.json (it starts light)
+}  # fmt: skip
+
+
+def test_the_view_imports_only_the_record_the_workspace_and_the_renderers() -> None:
+    edges = graph()
+    view = [m for m in edges if m == "agent_runtime.app.view" or m.startswith("agent_runtime.app.view.")]
+    assert "agent_runtime.app.view.server" in view
+    for module in view:
+        bad = {
+            t for t in edges[module]
+            if t not in ALLOWED and not t.startswith(("agent_runtime.app.view", "sandbox"))
+        }  # fmt: skip
+        assert not bad, f"{module} imports {sorted(bad)}"
+
+
+def test_only_the_cli_imports_the_view() -> None:
+    edges = graph()
+    importers = {
+        m for m, targets in edges.items()
+        if not m.startswith("agent_runtime.app.view") and any(t.startswith("agent_runtime.app.view") for t in targets)
+    }  # fmt: skip
+    assert importers <= {"agent_runtime.app.cli"}

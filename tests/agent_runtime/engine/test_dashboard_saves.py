@@ -1,0 +1,381 @@
+"""A person's save of a dashboard is never lost (issue 22, item 6).
+
+A dashboard that changed is read only once it has stopped changing (an editor that saves in place
+truncates the file, then writes it, maybe in parts); an update is refused when the file changed since
+the version the model was shown; and whatever version of a person's the runtime replaces is kept in
+`.trash/`. The unit tests wait on a fake clock; the run with a person saving beside it asserts no
+timing, only that every save reached the model or the trash, and no half save reached the model."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_runtime.engine.workspace as workspace_module
+from actions.dashboards import EDITED_TEXT_CHARS, update_current_dashboard
+from agent_runtime.engine.registry import action
+from agent_runtime.engine.workspace import (
+    CURRENT_DASHBOARD,
+    OVERALL_DASHBOARD,
+    SETTLE_LIMIT,
+    SETTLE_LOOK,
+    Workspace,
+    exchange_files,
+    settled_read,
+)
+from agent_runtime.errors import DashboardEditedError
+from agent_runtime.testing import Reply, call, reply, scratch_context
+from tests.agent_runtime.helpers import finish_with_report, start_run
+
+USER_TEXT = "# Current\n- the user's plan: costs first\n"
+
+
+class FakeClock:
+    """Stands in for the `time` module in agent_runtime.engine.workspace: `sleep` advances a fake clock and
+    runs what the test scheduled for that moment (an editor writing the rest of its save)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps = 0
+        self.on_sleep: list[Callable[[], None]] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        self.now += seconds
+        if self.on_sleep:
+            self.on_sleep.pop(0)()
+
+    def __getattr__(self, name: str) -> Any:  # strftime, gmtime: the real ones
+        return getattr(time, name)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
+    fake = FakeClock()
+    monkeypatch.setattr(workspace_module, "time", fake)
+    yield fake
+
+
+def make_workspace(tmp_path: Path) -> Workspace:
+    ws = Workspace(tmp_path / "ws")
+    ws.create("Test research", None)
+    return ws
+
+
+def trash(ws: Workspace) -> list[str]:
+    folder = ws.root / ".trash"
+    return sorted(p.read_text("utf-8") for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def rename_over(path: Path, text: str) -> None:
+    """How many editors save: a new file beside it, renamed over it."""
+    temp = path.with_name(f".{path.name}.editor~")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+# -- the stability wait ------------------------------------------------------------------------
+def test_a_dashboard_saved_in_place_in_two_parts_is_read_once_the_save_is_complete(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(CURRENT_DASHBOARD)
+    path = ws.current_dashboard
+    editor = path.open("w", encoding="utf-8")  # the editor truncates the file, writes half, pauses
+    editor.write(USER_TEXT[:20])
+    editor.flush()
+
+    def rest() -> None:
+        editor.write(USER_TEXT[20:])
+        editor.close()
+
+    clock.on_sleep.append(rest)  # the rest comes while the runtime waits between two looks
+    assert ws.edited_since_read(CURRENT_DASHBOARD)
+    assert ws.read_dashboard(CURRENT_DASHBOARD) == USER_TEXT  # never the half
+    assert clock.sleeps >= 2  # looked again after the change, until two looks agreed
+
+
+def test_a_file_that_keeps_changing_is_read_as_it_is_after_the_limit(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "busy.md"
+    path.write_text("x", encoding="utf-8")
+
+    def grow() -> None:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write("x")
+        clock.on_sleep.append(grow)
+
+    clock.on_sleep.append(grow)
+    text, _ = settled_read(path)
+    assert set(text) == {"x"}
+    assert clock.sleeps == pytest.approx(SETTLE_LIMIT / SETTLE_LOOK, abs=1)  # bounded, then read
+
+
+def test_a_version_already_read_or_written_is_read_without_waiting(tmp_path: Path, clock: FakeClock) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(OVERALL_DASHBOARD)
+    ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- the agent's note\n")
+    assert not ws.edited_dashboards()
+    ws.read_dashboard(OVERALL_DASHBOARD)
+    assert ws.read_dashboard(CURRENT_DASHBOARD) == "# Current\n- the agent's note\n"
+    assert clock.sleeps == 0
+
+
+def test_a_dashboard_saved_again_unchanged_is_no_edit(tmp_path: Path, clock: FakeClock) -> None:
+    ws = make_workspace(tmp_path)
+    text = ws.read_dashboard(CURRENT_DASHBOARD)
+    rename_over(ws.current_dashboard, text)
+    assert not ws.edited_since_read(CURRENT_DASHBOARD)
+    ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- next\n", unless_edited=True)  # not refused
+
+
+# -- never write over an edit the model did not see ---------------------------------------------
+@pytest.mark.parametrize("save", ["rename", "in_place"])
+def test_an_update_is_refused_when_the_file_changed_since_the_model_saw_it(
+    tmp_path: Path, clock: FakeClock, save: str
+) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(CURRENT_DASHBOARD)
+    if save == "rename":
+        rename_over(ws.current_dashboard, USER_TEXT)
+    else:
+        ws.current_dashboard.write_text(USER_TEXT, encoding="utf-8")
+    with pytest.raises(DashboardEditedError) as refused:
+        ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- the agent's plan\n", unless_edited=True)
+    assert refused.value.text == USER_TEXT
+    assert ws.current_dashboard.read_text("utf-8") == USER_TEXT
+    assert trash(ws) == []  # the refused update left nothing behind
+    # Once the model was shown the edit, its merged update goes through; the user's version is kept.
+    assert ws.edited_dashboards() == [CURRENT_DASHBOARD]
+    merged = ws.read_dashboard(CURRENT_DASHBOARD) + "- the agent's plan, after the user's\n"
+    replaced = ws.write_dashboard(CURRENT_DASHBOARD, merged, unless_edited=True)
+    assert replaced.kept is not None and replaced.unseen_text is None
+    assert (ws.root / replaced.kept).read_text("utf-8") == USER_TEXT
+    assert ws.current_dashboard.read_text("utf-8") == merged
+
+
+async def test_the_action_refuses_with_the_users_text_bounded(tmp_path: Path, clock: FakeClock) -> None:
+    ctx = scratch_context(tmp_path / "ws")
+    try:
+        ctx.workspace.read_dashboard(CURRENT_DASHBOARD)
+        long_text = "# Current\n" + "".join(f"- user line {n}\n" for n in range(2000))
+        ctx.workspace.current_dashboard.write_text(long_text, encoding="utf-8")
+        observation = await update_current_dashboard.run(ctx, {"content": "# Current\n- mine\n"})
+        assert observation.error and not observation.reset_context
+        assert "the user edited it while you were working" in observation.text
+        assert "- user line 0\n" in observation.text and "- user line 1999" not in observation.text
+        assert len(observation.text) < EDITED_TEXT_CHARS + 1000
+        assert ctx.workspace.current_dashboard.read_text("utf-8") == long_text
+    finally:
+        await ctx.services.aclose()
+
+
+# -- keep what a person saved ------------------------------------------------------------------
+def test_only_a_persons_versions_go_to_the_trash_also_after_a_restart(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(CURRENT_DASHBOARD)
+    assert ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- one\n").kept is None  # the template was ours
+    again = Workspace(ws.root)  # another process (a resume): knows the runtime's own version too
+    again.read_dashboard(CURRENT_DASHBOARD)
+    assert again.write_dashboard(CURRENT_DASHBOARD, "# Current\n- two\n", unless_edited=True).kept is None
+    assert trash(ws) == []
+    ws.current_dashboard.write_text(USER_TEXT, encoding="utf-8")  # edited while the run was stopped
+    third = Workspace(ws.root)
+    third.read_dashboard(CURRENT_DASHBOARD)
+    assert third.write_dashboard(CURRENT_DASHBOARD, "# Current\n- three\n", unless_edited=True).kept
+    assert trash(ws) == [USER_TEXT]
+
+
+@pytest.fixture(params=["exchange", "link_then_replace"])
+def swap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways of putting a dashboard in place: the atomic exchange, and (where the system or
+    file system has none) keeping a hard link to the old file, then replacing it."""
+    if request.param == "link_then_replace":
+        monkeypatch.setattr(workspace_module, "exchange_files", lambda a, b: False)
+    return str(request.param)
+
+
+def test_the_exchange_swaps_two_files_in_one_step(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("A")
+    b.write_text("B")
+    if not exchange_files(a, b):
+        pytest.skip("this system or file system cannot exchange two names (the link fallback is tested)")
+    assert (a.read_text(), b.read_text()) == ("B", "A")
+    with pytest.raises(FileNotFoundError):
+        exchange_files(a, tmp_path / "missing")
+
+
+def test_an_editor_still_writing_when_the_dashboard_is_replaced_finishes_into_the_trash(
+    tmp_path: Path, swap: str
+) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(CURRENT_DASHBOARD)
+    editor = ws.current_dashboard.open("w", encoding="utf-8")
+    editor.write(USER_TEXT[:20])
+    editor.flush()
+    # A write that checks nothing (the summarizer's), made while the editor is between its two parts.
+    replaced = ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- summary\n")
+    editor.write(USER_TEXT[20:])
+    editor.close()
+    assert replaced.kept is not None
+    assert (ws.root / replaced.kept).read_text("utf-8") == USER_TEXT  # the whole save, in the trash
+    assert ws.current_dashboard.read_text("utf-8") == "# Current\n- summary\n"
+
+
+def test_a_save_landing_between_the_check_and_the_swap_is_kept_and_shown(
+    tmp_path: Path, swap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(CURRENT_DASHBOARD)
+    checked = ws._unchanged
+
+    def check_then_user_saves(name: str) -> Any:
+        key = checked(name)
+        rename_over(ws.current_dashboard, USER_TEXT)  # in the instant after the check
+        return key
+
+    monkeypatch.setattr(ws, "_unchanged", check_then_user_saves)
+    replaced = ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- the agent's\n", unless_edited=True)
+    assert replaced.unseen_text == USER_TEXT  # the model is told, with the text
+    assert replaced.kept is not None and (ws.root / replaced.kept).read_text("utf-8") == USER_TEXT
+
+
+def test_a_deleted_dashboard_is_written_again(tmp_path: Path, swap: str) -> None:
+    ws = make_workspace(tmp_path)
+    ws.read_dashboard(CURRENT_DASHBOARD)
+    ws.current_dashboard.unlink()
+    assert ws.write_dashboard(CURRENT_DASHBOARD, "# Current\n- back\n").kept is None
+    assert ws.current_dashboard.read_text("utf-8") == "# Current\n- back\n"
+    assert not any((ws.root / ".trash").iterdir())
+
+
+async def test_a_trash_that_is_a_link_refuses_the_update_and_changes_nothing(tmp_path: Path) -> None:
+    ctx = scratch_context(tmp_path / "ws")
+    try:
+        (tmp_path / "elsewhere").mkdir()
+        (ctx.workspace.root / ".trash").symlink_to(tmp_path / "elsewhere")
+        before = ctx.workspace.current_dashboard.read_text("utf-8")
+        observation = await update_current_dashboard.run(ctx, {"content": "# Current\n- mine\n"})
+        assert observation.error and "the trash must be a real folder" in observation.text
+        assert ctx.workspace.current_dashboard.read_text("utf-8") == before
+        assert not any((tmp_path / "elsewhere").iterdir())
+    finally:
+        await ctx.services.aclose()
+
+
+# -- a real run while a person keeps saving ----------------------------------------------------
+MARKER = re.compile(r"^- marker (rename|rewrite|halves)-\d{3} end$")
+FRAMED = re.compile(r"<<< ((?:overall|current)_dashboard\.md) >>>\n(.*?)\n<<< end of \1 >>>", re.DOTALL)
+SAVES_PER_KIND = 20
+HALVES_PAUSE = 0.01  # between the two parts of an in-place save (well under SETTLE_LOOK)
+
+
+@action
+async def note(n: int) -> str:
+    """Note a thought (a step that changes no file).
+
+    Args:
+        n: which thought.
+    """
+    return f"thought {n}"
+
+
+class Person(threading.Thread):
+    """Edits both dashboards as an editor does: loads the file, adds a line with a marker of its
+    own, saves; each kind of save SAVES_PER_KIND times, in a shuffled (seeded) order."""
+
+    def __init__(self, ws: Path) -> None:
+        super().__init__(daemon=True)
+        self.ws = ws
+        self.written: list[str] = []
+        self.stop = threading.Event()
+        self.failure: BaseException | None = None
+
+    def run(self) -> None:
+        rng = random.Random(22)
+        plan = [(kind, n) for kind in ("rename", "rewrite", "halves") for n in range(SAVES_PER_KIND)]
+        rng.shuffle(plan)
+        try:
+            for index, (kind, n) in enumerate(plan):
+                if self.stop.is_set():
+                    return
+                path = self.ws / (CURRENT_DASHBOARD if index % 2 else OVERALL_DASHBOARD)
+                marker = f"- marker {kind}-{n:03d} end"
+                text = path.read_text("utf-8").rstrip("\n") + f"\n{marker}\n"
+                self.written.append(marker)
+                if kind == "rename":
+                    rename_over(path, text)
+                elif kind == "rewrite":
+                    path.write_text(text, encoding="utf-8")
+                else:  # truncate, write up to the middle of the marker line, pause, write the rest
+                    cut = len(text) - len(marker) // 2
+                    with path.open("w", encoding="utf-8") as editor:
+                        editor.write(text[:cut])
+                        editor.flush()
+                        time.sleep(HALVES_PAUSE)
+                        editor.write(text[cut:])
+                time.sleep(rng.uniform(0, 0.2))
+        except BaseException as exc:
+            self.failure = exc
+
+
+async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    person = Person(ws)
+    # Every dashboard text the model was given: with the dashboards, or in an observation or a note.
+    shown: list[str] = []
+    state = {"requests": 0, "done_at": 0}
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        state["requests"] += 1
+        n = state["requests"]
+        for message in messages:
+            shown.extend(text for _, text in FRAMED.findall(str(message.get("content") or "")))
+        dashboards = dict(FRAMED.findall(str(messages[1]["content"])))  # [system, dashboards, …]
+        if n == 1:
+            person.start()
+        if state["done_at"] and n > state["done_at"]:
+            return finish_with_report(ws)  # this request was built after the last save
+        if not person.is_alive() and n > 1:
+            state["done_at"] = n
+            return reply(call("note", n=n))
+        # The model merges what it was shown: the dashboard as given, plus a line of its own.
+        if n % 3 == 0:
+            return reply(
+                call("update_current_dashboard", content=f"{dashboards[CURRENT_DASHBOARD]}\n- agent {n}")
+            )
+        if n % 3 == 1:
+            return reply(
+                call("update_overall_dashboard", content=f"{dashboards[OVERALL_DASHBOARD]}\n- agent {n}")
+            )
+        return reply(call("note", n=n))
+
+    try:
+        result, _ = await start_run(tmp_path, script, extra=[note], max_steps=2000)
+    finally:
+        person.stop.set()
+        person.join(10)
+    assert person.failure is None, person.failure
+    assert result.status == "finished", result.reason
+    assert len(person.written) == 3 * SAVES_PER_KIND
+    trashed = (
+        "\n".join(p.read_text("utf-8") for p in (ws / ".trash").iterdir()) if (ws / ".trash").exists() else ""
+    )
+    merged = "\n".join(shown)
+    lost = [m for m in person.written if m not in merged and m not in trashed]
+    assert lost == []  # every save reached the model, or is kept in the trash
+    half = [line for line in merged.splitlines() if "marker" in line and not MARKER.fullmatch(line)]
+    assert half == []  # the model was never given a save cut in the middle
