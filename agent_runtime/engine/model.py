@@ -367,15 +367,19 @@ class OpenAIModel:
                 raise ModelError(f"the model endpoint sent an unusable response: {exc}") from None
             delay = backoff_delay(attempt, self.backoff_base, retry_after)
             if attempt >= self.max_retries or time.monotonic() + delay >= give_up_at:
-                raise ModelUnreachableError(
-                    f"the model endpoint {self.client.base_url} failed: {reason} "
-                    f"(after {attempt + 1} attempt(s)); check that the server is running and "
-                    "--base-url / OPENAI_BASE_URL"
-                )
+                raise self._gave_up(reason, attempt + 1)
             if self.on_retry is not None:
                 self.on_retry(attempt + 1, reason, delay)
             await asyncio.sleep(delay)
             attempt += 1
+            if time.monotonic() >= give_up_at:  # the wait overran the deadline (a busy machine)
+                raise self._gave_up(reason, attempt)
+
+    def _gave_up(self, reason: str, attempts: int) -> ModelUnreachableError:
+        return ModelUnreachableError(
+            f"the model endpoint {self.client.base_url} failed: {reason} (after {attempts} attempt(s)); "
+            "check that the server is running and --base-url / OPENAI_BASE_URL"
+        )
 
     async def _attempt(self, kwargs: dict[str, Any], give_up_at: float) -> Any:
         """One request, waited for as long as the server still responds (see the module's docstring)."""

@@ -1,5 +1,6 @@
 """The real `openai` client against the loopback endpoint: retries, deadlines, refusals."""
 
+import asyncio
 import socket
 import threading
 import time
@@ -203,3 +204,19 @@ async def test_a_server_that_refuses_tool_choice_is_asked_without_it(
     ]
     raw = await client(server.url).complete(MESSAGES, tools)
     assert raw.content == "fine" and len(server.requests) == 2
+
+
+async def test_a_wait_that_overruns_the_deadline_names_the_last_failure(
+    endpoint: Callable[..., ScriptedEndpoint], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a busy machine the backoff sleep can end past the deadline: the error is the server's
+    failure, not "working but had not answered after 0 s"."""
+    real_sleep = asyncio.sleep
+
+    async def oversleep(delay: float) -> None:
+        await real_sleep(delay + 1.2)
+
+    monkeypatch.setattr("agent_runtime.engine.model.asyncio.sleep", oversleep)
+    server = endpoint(lambda m, t: Fault(500))
+    with pytest.raises(ModelUnreachableError, match=r"HTTP 500 \(after 1 attempt"):
+        await client(server.url, deadline=1.0, max_retries=100, backoff_base=0.01).complete(MESSAGES, [])
