@@ -1,6 +1,6 @@
 """The dependencies point one way:
 
-    errors ← sandbox, language, config ← engine ← research ← actions ← app
+    errors ← sandbox, language, config ← engine ← domain ← actions ← app
 
 Walks every module's imports with `ast` (module-level and function-level alike; only imports under
 `if TYPE_CHECKING:` are left out, as they never run) and checks the floors of `agent_runtime` and that
@@ -20,12 +20,12 @@ PUBLIC = {"agent_runtime", "agent_runtime.testing"}
 
 
 def floor(module: str) -> str:
-    """engine, research, app, leaf, public, actions, sandbox, or other (prompts, templates)."""
+    """engine, domain, app, leaf, public, actions, sandbox, or other (prompts, templates)."""
     if module in LEAVES:
         return "leaf"
     if module in PUBLIC:
         return "public"
-    for name in ("engine", "research", "app"):
+    for name in ("engine", "domain", "app"):
         if module == f"agent_runtime.{name}" or module.startswith(f"agent_runtime.{name}."):
             return name
     head = module.split(".")[0]
@@ -36,9 +36,9 @@ def floor(module: str) -> str:
 ALLOWED = {
     "leaf": {"leaf", "sandbox"},
     "engine": {"leaf", "sandbox", "other"},
-    "research": {"engine", "leaf", "sandbox", "other"},
-    "actions": {"research", "engine", "leaf", "sandbox", "other"},
-    "app": {"actions", "research", "engine", "leaf", "sandbox", "other", "public"},
+    "domain": {"engine", "leaf", "sandbox", "other"},
+    "actions": {"domain", "engine", "leaf", "sandbox", "other"},
+    "app": {"actions", "domain", "engine", "leaf", "sandbox", "other", "public"},
 }
 
 
@@ -111,7 +111,7 @@ def test_every_module_of_agent_runtime_lives_on_a_floor() -> None:
     """No loose module at the top but the leaves and the public entrances."""
     for module in graph():
         if module.startswith("agent_runtime"):
-            assert floor(module) in ("leaf", "public", "engine", "research", "app"), module
+            assert floor(module) in ("leaf", "public", "engine", "domain", "app"), module
 
 
 def test_the_sandbox_imports_nothing_of_the_project_but_the_exception_tree() -> None:

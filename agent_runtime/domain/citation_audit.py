@@ -1,5 +1,5 @@
 """The citation audit of a report: every (cited statement, source) pair checked with
-`agent_runtime.research.citecheck.check_citation` against the saved text of the source (`sources/S<n>.md`, or
+`agent_runtime.domain.citecheck.check_citation` against the saved text of the source (`sources/S<n>.md`, or
 the search snippet of a source never read).
 
 - `audit(draft, ledger, sources_dir)`: the lexical verdict of every pair, with the passage's lines
@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_runtime.domain.citecheck import CitationCheck, check_citation
+from agent_runtime.domain.citecheck.claims import claims
+from agent_runtime.domain.citecheck.figures import fact_figures
+from agent_runtime.domain.citecheck.judge import BATCH, Judgement, ask_judge
+from agent_runtime.domain.finalize import Flag, Problem, shorten
+from agent_runtime.domain.ledger import Ledger, SourceRecord, snapshot_file, split_front_matter
 from agent_runtime.engine.workspace import CITATIONS_FILE
 from agent_runtime.errors import ModelError
-from agent_runtime.research.citecheck import CitationCheck, check_citation
-from agent_runtime.research.citecheck.claims import claims
-from agent_runtime.research.citecheck.figures import fact_figures
-from agent_runtime.research.citecheck.judge import BATCH, Judgement, ask_judge
-from agent_runtime.research.finalize import Flag, Problem, shorten
-from agent_runtime.research.ledger import Ledger, SourceRecord, snapshot_file, split_front_matter
 from sandbox import atomic_write_text
 
 if TYPE_CHECKING:

@@ -351,7 +351,7 @@ def _measured(text: str, q: Quantity) -> Quantity:
     if measure or q.kind != "number":
         pass
     elif words and words[0] not in _NOT_MEASURES and re.match(r"\s*[A-Za-z]", after):
-        from agent_runtime.research.citecheck.text import stem
+        from agent_runtime.domain.citecheck.text import stem
 
         measure = _CURRENCY.get(words[0], stem(words[0]))
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):

@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from agent_runtime.research.citecheck.claims import is_han
+from agent_runtime.domain.citecheck.claims import is_han
 
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")

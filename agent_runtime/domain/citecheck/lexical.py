@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-import agent_runtime.research.citecheck.facts as fx
-import agent_runtime.research.citecheck.text as tx
-from agent_runtime.research.citecheck.claims import clean, sentence_spans
-from agent_runtime.research.citecheck.verdict import CitationCheck, Reason, Verdict
+import agent_runtime.domain.citecheck.facts as fx
+import agent_runtime.domain.citecheck.text as tx
+from agent_runtime.domain.citecheck.claims import clean, sentence_spans
+from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason, Verdict
 
 SUPPORTED = {"en": 0.6, "zh": 0.6}
 UNRELATED = {"en": 0.25, "zh": 0.25}

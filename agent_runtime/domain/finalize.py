@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 
 import agent_runtime.language as lang
-from agent_runtime.research.citecheck.verdict import Reason
-from agent_runtime.research.ledger import Ledger, SourceRecord
+from agent_runtime.domain.citecheck.verdict import Reason
+from agent_runtime.domain.ledger import Ledger, SourceRecord
 
 # One bracket group of source ids: [S3] or [S7, S9] or [S7; S9]
 _CITATION = re.compile(r"\[\s*(S\d+(?:\s*[,;]\s*S\d+)*)\s*\]")
@@ -43,7 +43,7 @@ _CODE_FENCE = re.compile(r"```.*?```", re.DOTALL)
 @dataclass
 class Problem:
     kind: str  # unknown_source, unverified_url, marker, empty_chapter, no_citations, empty_report,
-    # unsupported_citation (agent_runtime.research.citation_audit)
+    # unsupported_citation (agent_runtime.domain.citation_audit)
     subject: str = ""  # the source id, URL, marker or chapter it is about
 
     @property

@@ -25,21 +25,37 @@ class ResearchTaskRecord:
     reason: str = ""
 
 
-def research_tasks(events: Iterable[dict[str, Any]]) -> list[ResearchTaskRecord]:
-    """Every research task in the events, in the order they started, with how each ended."""
-    records: dict[str, ResearchTaskRecord] = {}
-    for event in events:
+class ResearchTaskTracker:
+    """The research tasks of the events seen so far, one event at a time: a reader streaming a log
+    of hundreds of MB keeps the task records, never the events."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, ResearchTaskRecord] = {}
+
+    def add(self, event: dict[str, Any]) -> None:
         agent = str(event.get("agent", ""))
         if not agent.startswith(RESEARCH_AGENT_PREFIX):
-            continue
+            return
         if event.get("event") == "agent_started":
-            records[agent] = ResearchTaskRecord(
+            self._records[agent] = ResearchTaskRecord(
                 agent, int(event.get("task") or 0), str(event.get("question", "")),
                 str(event.get("notes_file", "")), str(event.get("depth", "")), str(event.get("time", "")),
             )  # fmt: skip
-        elif event.get("event") == "agent_ended" and agent in records:
-            record = records[agent]
+        elif event.get("event") == "agent_ended" and agent in self._records:
+            record = self._records[agent]
             record.outcome = str(event.get("outcome"))
             record.steps = event.get("steps") if isinstance(event.get("steps"), int) else None
             record.reason = str(event.get("reason") or "")
-    return list(records.values())
+
+    @property
+    def records(self) -> list[ResearchTaskRecord]:
+        """In the order they started (a name started again keeps its first place)."""
+        return list(self._records.values())
+
+
+def research_tasks(events: Iterable[dict[str, Any]]) -> list[ResearchTaskRecord]:
+    """Every research task in the events, in the order they started, with how each ended."""
+    tracker = ResearchTaskTracker()
+    for event in events:
+        tracker.add(event)
+    return tracker.records

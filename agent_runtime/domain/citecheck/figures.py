@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agent_runtime.research.citecheck.verdict import VERDICTS
+from agent_runtime.domain.citecheck.verdict import VERDICTS
 
 
 def fact_figures(pairs: Iterable[tuple[str, str, str]]) -> dict[str, Any]:

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.research.finalize import finalize, find_problems
-from agent_runtime.research.ledger import Ledger
+from agent_runtime.domain.finalize import finalize, find_problems
+from agent_runtime.domain.ledger import Ledger
 
 
 @pytest.fixture

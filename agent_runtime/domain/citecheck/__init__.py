@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
-from agent_runtime.research.citecheck.judge import Judgement, apply_judgement
-from agent_runtime.research.citecheck.lexical import check_lexical
-from agent_runtime.research.citecheck.verdict import CitationCheck, Reason, Verdict
+from agent_runtime.domain.citecheck.judge import Judgement, apply_judgement
+from agent_runtime.domain.citecheck.lexical import check_lexical
+from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason, Verdict
 
 __all__ = ["CitationCheck", "Judgement", "Reason", "Verdict", "check_citation"]
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_runtime.research.citecheck.verdict import CitationCheck, Reason
+from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason
 
 if TYPE_CHECKING:
     from agent_runtime.engine.model import Model
@@ -166,7 +166,7 @@ def _contradictions(claim: str, quote: str) -> list[Reason]:
     """What the lexical pass finds against the claim in the judge's own quote: another value of the
     same kind, another ordinal, a negation or an opposite word, roles the other way round. A judge
     that says "supported" for those is not believed (a weak judge says yes to much)."""
-    from agent_runtime.research.citecheck.lexical import check_lexical
+    from agent_runtime.domain.citecheck.lexical import check_lexical
 
     return [r for r in check_lexical(claim, quote).reasons if r.kind in _CONTRADICTIONS]
 

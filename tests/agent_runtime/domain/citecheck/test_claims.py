@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_runtime.research.citecheck.claims import Claim, claims
+from agent_runtime.domain.citecheck.claims import Claim, claims
 
 REPORT_EN = """# Cloud results
 

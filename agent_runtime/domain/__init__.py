@@ -1,4 +1,5 @@
-"""The research domain: sources and what a report may say of them.
+"""The research domain: sources and what a report may say of them. (Not named `research`: a
+subpackage of that name would shadow the public function `agent_runtime.research` once imported.)
 
 The ledger of every source a run retrieved (`ledger`), the check of a citation against what its
 source says (`citecheck`), the report-level audit of every cited pair (`citation_audit`), and the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_runtime import check_citation
-from agent_runtime.research.citecheck.judge import EXCERPT_CHARS, Judgement, excerpt, parse_reply, quote_found
+from agent_runtime.domain.citecheck.judge import EXCERPT_CHARS, Judgement, excerpt, parse_reply, quote_found
 
 SOURCE = """# Cell costs
 
