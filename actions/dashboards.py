@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
 from agent_runtime.errors import ActionError, DashboardEditedError, StorageError, WorkspaceError
-from agent_runtime.research.ledger import Ledger
 
 # A dashboard is the compressed state: one bigger than this share of the window defeats its purpose.
 MAX_DASHBOARD_SHARE = 0.20

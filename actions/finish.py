@@ -1,6 +1,6 @@
 """all_finished: the main agent's finishing action, and the report's finalization.
 
-The draft is checked against the ledger (see agent_runtime/research/finalize.py). Problems come back to
+The draft is checked against the ledger (see agent_runtime/domain/finalize.py). Problems come back to
 the agent as an observation and it goes on working; after the third refusal, or when the budget
 is nearly spent, the runtime finalizes anyway and lists every problem in an appendix. The
 finished report is written to report.md; the draft stays where it was. With `chapters`, code
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
+from agent_runtime.domain.citation_audit import JudgeAnswers, audit, flags, judge_pairs, write_citations
+from agent_runtime.domain.citation_audit import problems as citation_problems
+from agent_runtime.domain.finalize import finalize, find_problems, strip_references
+from agent_runtime.domain.ledger import ledger_for
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.workspace import REPORT, SOURCES
 from agent_runtime.errors import ActionError
-from agent_runtime.research.citation_audit import JudgeAnswers, audit, flags, judge_pairs, write_citations
-from agent_runtime.research.citation_audit import problems as citation_problems
-from agent_runtime.research.finalize import finalize, find_problems, strip_references
-from agent_runtime.research.ledger import ledger_for
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 

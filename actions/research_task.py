@@ -22,6 +22,7 @@ the tasks a stopped run left unfinished, with what their notes files hold.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -33,6 +34,8 @@ from actions.files.common import file_policy, human_size, plural, workspace_poli
 from actions.files.write import write_file
 from actions.web import visit_url, web_search
 from actions.web.digest import fence, new_boundary
+from agent_runtime.domain.ledger import Ledger, ledger_for
+from agent_runtime.domain.tasks import RESEARCH_AGENT_PREFIX, ResearchTaskRecord, ResearchTaskTracker
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
@@ -42,8 +45,6 @@ from agent_runtime.engine.workspace import NOTEBOOK
 from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
 from agent_runtime.language import name as language_name
 from agent_runtime.language import resolve as resolve_language
-from agent_runtime.research.ledger import Ledger, ledger_for
-from agent_runtime.research.tasks import RESEARCH_AGENT_PREFIX, research_tasks
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 
@@ -441,22 +442,29 @@ async def research_task(
 # ----------------------------------------------------------------- from the event log
 
 
-def _last_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The events of the last run that did anything: from its `run_started` on. A run killed before
-    it did anything is skipped, so its predecessor's unfinished tasks are still reported."""
-    starts = [i for i, e in enumerate(events) if e.get("event") == "run_started"]
-    for start in reversed(starts):
-        if start + 1 < len(events):
-            return events[start:]
-        events = events[:start]
-    return events
+def _last_run(events: Iterable[dict[str, Any]]) -> list[ResearchTaskRecord]:
+    """The research tasks of the last run that did anything: from its `run_started` on. A run killed
+    before it did anything is skipped, so its predecessor's unfinished tasks are still reported.
+    One pass that keeps the current run's tasks only: the log may be hundreds of MB."""
+    tasks = ResearchTaskTracker()
+    restarted = False  # a run_started was read and no event after it yet
+    for event in events:
+        if event.get("event") == "run_started":
+            # Whether it begins the last run is known only when an event follows it: the log of a
+            # run killed before it did anything ends with its run_started.
+            restarted = True
+            continue
+        if restarted:
+            tasks, restarted = ResearchTaskTracker(), False
+        tasks.add(event)
+    return tasks.records
 
 
-def unfinished_research_note(workspace_root: Path, events: list[dict[str, Any]]) -> str | None:
+def unfinished_research_note(workspace_root: Path, events: Iterable[dict[str, Any]]) -> str | None:
     """For the resume note: the research tasks the last run left unfinished (started without an
     end, interrupted, or cut by a budget), each with its question and what its notes file holds
-    now; None when there are none."""
-    unfinished = [r for r in research_tasks(_last_run(events)) if r.outcome in UNFINISHED]
+    now; None when there are none. `events` is read once, as a stream."""
+    unfinished = [r for r in _last_run(events) if r.outcome in UNFINISHED]
     if not unfinished:
         return None
     policy = workspace_policy(workspace_root)

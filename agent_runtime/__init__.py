@@ -8,14 +8,14 @@ The public API:
 
 `Researcher` gives the same reach as a class; `agent_runtime.testing` holds the scripted model
 and the loopback endpoint for tests. `check_citation(claim, source_text, judge=None)` checks
-whether a source states a claim (agent_runtime/research/citecheck).
+whether a source states a claim (agent_runtime/domain/citecheck).
 """
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_runtime.app.researcher import Researcher, RunResult, research, resume
-    from agent_runtime.research.citecheck import check_citation
+    from agent_runtime.domain.citecheck import check_citation
 
 __all__ = ["Researcher", "RunResult", "check_citation", "research", "resume"]
 
@@ -24,7 +24,7 @@ def __getattr__(name: str) -> Any:
     # Lazy, so that `import actions` (which imports agent_runtime's modules) works on its own:
     # researcher.py imports the actions, and an eager import here would close the circle.
     if name == "check_citation":
-        from agent_runtime.research.citecheck import check_citation
+        from agent_runtime.domain.citecheck import check_citation
 
         return check_citation
     if name in __all__:

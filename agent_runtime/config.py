@@ -104,7 +104,7 @@ class Settings(BaseModel):
     # the title and purpose, decided when the run starts and then stored with the run.
     language: str | None = None
     # The citation audit: "lexical" (code only) or "model" (the run's model also judges every cited
-    # pair, ten claims of one source a call, counted in the budgets; agent_runtime/research/citecheck).
+    # pair, ten claims of one source a call, counted in the budgets; agent_runtime/domain/citecheck).
     verify_citations: Literal["lexical", "model"] = "model"
 
     # Web research limits (actions/web): search providers are listed in `search`, comma-separated,

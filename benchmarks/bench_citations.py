@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_runtime import check_citation
-from agent_runtime.research.citecheck.lexical import source_sentences
+from agent_runtime.domain.citecheck.lexical import source_sentences
 
 HERE = Path(__file__).resolve().parent / "data"
 OLD = Path(__file__).resolve().parents[1] / "tests" / "data" / "citations"
@@ -88,9 +88,9 @@ def judged(pairs: list[dict[str, Any]], honest: bool, credulous: bool = False) -
     and quotes the passage the lexical pass picked; otherwise it invents every quote. A `credulous`
     one says "supported" to everything and quotes that passage: its quote is real, so only the
     lexical pass run on the quote (another value, a negation, an opposite word) can overrule it."""
+    from agent_runtime.domain.citation_audit import CitedPair, judge_pairs
+    from agent_runtime.domain.ledger import Ledger
     from agent_runtime.engine.prompts import Prompts
-    from agent_runtime.research.citation_audit import CitedPair, judge_pairs
-    from agent_runtime.research.ledger import Ledger
     from agent_runtime.testing import ScriptedModel, reply
 
     by_claim = {p["claim"]: p for p in pairs}

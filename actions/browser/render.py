@@ -25,9 +25,9 @@ from typing import Any
 
 from actions.browser.proxy import Blocked
 from actions.browser.session import Browser, Tab, browser_for
+from agent_runtime.domain.ledger import canonical_url
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.errors import BrowserError, BrowserUnavailableError, CDPError, RenderError, URLRefusedError
-from agent_runtime.research.ledger import canonical_url
 
 __all__ = [
     "BrowserUnavailableError",

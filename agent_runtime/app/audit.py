@@ -13,14 +13,14 @@ import re
 from pathlib import Path
 from typing import Any, TextIO
 
+import agent_runtime.domain.citation_audit as citation_audit
 import agent_runtime.language as lang
-import agent_runtime.research.citation_audit as citation_audit
+from agent_runtime.domain.citecheck.figures import describe
+from agent_runtime.domain.finalize import finalize, strip_references
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta, save_meta
 from agent_runtime.engine.workspace import REPORT, SOURCES, Workspace
 from agent_runtime.errors import EXIT_BUDGET, WorkspaceError
-from agent_runtime.research.citecheck.figures import describe
-from agent_runtime.research.finalize import finalize, strip_references
-from agent_runtime.research.ledger import Ledger
 from sandbox import atomic_write_text
 
 _NUMBERS = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]†?")

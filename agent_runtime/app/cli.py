@@ -183,7 +183,7 @@ def _print_outcome(result: RunResult) -> None:
     )
     citations = s.get("citations")
     if isinstance(citations, dict) and "checked" in citations:
-        from agent_runtime.research.citecheck.figures import describe
+        from agent_runtime.domain.citecheck.figures import describe
 
         figures += "; " + describe(citations)
     if result.status == "finished":

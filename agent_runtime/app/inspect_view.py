@@ -9,10 +9,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.domain.tasks import research_tasks
 from agent_runtime.engine.run_record import load_meta, read_events
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
 from agent_runtime.errors import WorkspaceError
-from agent_runtime.research.tasks import research_tasks
 
 
 def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
         )
     citations = summary.get("citations")
     if isinstance(citations, dict):  # the citation audit of the finished report
-        from agent_runtime.research.citecheck.figures import describe
+        from agent_runtime.domain.citecheck.figures import describe
 
         out.append(describe(citations) + " (report.citations.json)")
         if citations.get("unverified") and state.get("status") == "finished":

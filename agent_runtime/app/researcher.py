@@ -10,7 +10,8 @@ import asyncio
 import contextlib
 import shlex
 import traceback
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from actions.unfinished_report import write_unfinished_report
 from actions.web import check_search_settings
 from agent_runtime.app.endpoint_notes import recall_tool_mode
 from agent_runtime.config import Settings, load_settings
+from agent_runtime.domain.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.context import ActionContext, raised_budget
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
@@ -57,7 +59,6 @@ from agent_runtime.errors import (
     StorageError,
     WorkspaceError,
 )
-from agent_runtime.research.ledger import Ledger, ledger_for
 from sandbox.redaction import redact
 
 # Left out of the compact profile: a small model drives a delegated agent or a browser poorly,
@@ -464,10 +465,20 @@ def _not_empty(space: Workspace) -> str:
 
 def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
     """ "Resumed after …; the last actions were …", built from the event log."""
-    events = list(read_events(workspace.events_file))
-    actions = [e for e in events if e.get("event") == "action" and e.get("agent") == "main"]
+    # One pass over a log that may hold hundreds of MB, keeping only what the note tells: the main
+    # agent's last actions (here) and the last run's research tasks (unfinished_research_note).
+    actions: deque[dict[str, Any]] = deque(maxlen=last)
+
+    def noting_main_actions(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for event in events:
+            if event.get("event") == "action" and event.get("agent") == "main":
+                actions.append(event)
+            yield event
+
+    # Research tasks that were working when the run stopped: their notes are kept, their answers lost.
+    tasks = unfinished_research_note(workspace.root, noting_main_actions(read_events(workspace.events_file)))
     lines = []
-    for event in actions[-last:]:
+    for event in actions:
         args = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in (event.get("arguments") or {}).items())
         status = " (failed)" if event.get("error") else ""
         lines.append(f"step {event.get('step')}: {event.get('action')}({args}){status}")
@@ -477,8 +488,6 @@ def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int
     if (meta.stop_reason or "").startswith("loop:"):
         stopped = "loop"
     note = prompts.render("resume_note.j2", stopped=stopped, last_actions=lines)
-    # Research tasks that were working when the run stopped: their notes are kept, their answers lost.
-    tasks = unfinished_research_note(workspace.root, events)
     return note if tasks is None else f"{note.rstrip()}\n\n{tasks}"
 
 

@@ -12,6 +12,7 @@ history). Past the hard limit the runtime compacts by itself, in three widening 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import re
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_runtime.engine.messages import Message, ToolSchema
-from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens
+from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens, raw_tools_tokens
 from agent_runtime.engine.workspace import Workspace
 from sandbox import atomic_write_text
 
@@ -172,18 +173,33 @@ class ContextGuard:
 
     # -- step 3: the last resort ---------------------------------------------------------------
     def fit(self, messages: list[Message], tools: Sequence[ToolSchema]) -> list[Message]:
-        """Cut the largest non-system messages until the request fits under the hard limit."""
+        """Cut the largest non-system messages until the request fits under the hard limit.
+
+        Each message is estimated once, and again only when it is cut; the largest is kept in a
+        heap. Re-estimating the whole request at every cut was quadratic in the messages: with a
+        model that fails to summarize, the whole history comes here (one run spent 112 s)."""
         fitted = [dict(m) for m in messages]
+        # The request's raw estimate, kept up to date as messages are cut. Raw estimates are
+        # multiples of a quarter (four ASCII characters a token), so the running total is exact
+        # in floating point: the same figure as summing the request again.
+        raw = [raw_message_tokens(m) for m in fitted]
+        raw_messages, raw_tools = sum(raw), raw_tools_tokens(tools)
+        # Largest first, and among equals the first in the request; a cut message is pushed again
+        # with its new length, and its old entry dropped when it comes up. Built at the first cut: a
+        # request given here may fit already.
+        lengths: list[int] = []
+        largest: list[tuple[int, int]] = []
         for _ in range(len(fitted) * 4):
-            excess = self.estimate(fitted, tools) - self.hard_tokens
+            excess = self.estimator.scale(raw_messages + raw_tools) - self.hard_tokens
             if excess <= 0:
                 return fitted
-            index = max(
-                range(len(fitted)),
-                key=lambda i: (
-                    len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1
-                ),
-            )
+            if not lengths:
+                lengths = [_cut_key(m) for m in fitted]
+                largest = [(-length, i) for i, length in enumerate(lengths)]
+                heapq.heapify(largest)
+            while -largest[0][0] != lengths[largest[0][1]]:
+                heapq.heappop(largest)
+            index = largest[0][1]
             text = str(fitted[index].get("content") or "")
             keep = max(0, len(text) - int(excess * 4.5) - 400)  # chars; generous so it converges fast
             if keep >= len(text) or not text:
@@ -192,4 +208,14 @@ class ContextGuard:
                 text[:keep] + f"\n\n[… {len(text) - keep:,} characters cut to fit the context window; "
                 "the full text is in the workspace files]"
             )
+            raw_messages -= raw[index]
+            raw[index] = raw_message_tokens(fitted[index])
+            raw_messages += raw[index]
+            lengths[index] = _cut_key(fitted[index])
+            heapq.heappush(largest, (-lengths[index], index))
         return fitted
+
+
+def _cut_key(message: Message) -> int:
+    """How `fit` ranks a message for cutting: its length; a system message never before another."""
+    return len(str(message.get("content") or "")) if message["role"] != "system" else -1

@@ -177,7 +177,7 @@ async def test_a_judge_quote_that_is_not_in_the_source_is_not_believed(tmp_path:
 
 
 def test_reference_lists_are_stripped_everywhere_and_a_sources_chapter_is_kept() -> None:
-    from agent_runtime.research.finalize import strip_references
+    from agent_runtime.domain.finalize import strip_references
 
     draft = (
         "# T\n\n## Sources of revenue\nSales [S1].\n\n### Sources\n- [S2] A list the model wrote\n\n"
@@ -327,9 +327,9 @@ async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path
 
 
 def test_a_flagged_citation_is_marked_where_its_sentence_stands(tmp_path: Path) -> None:
-    from agent_runtime.research.citation_audit import audit, flags
-    from agent_runtime.research.finalize import finalize
-    from agent_runtime.research.ledger import Ledger
+    from agent_runtime.domain.citation_audit import audit, flags
+    from agent_runtime.domain.finalize import finalize
+    from agent_runtime.domain.ledger import Ledger
 
     ledger = Ledger.load(tmp_path / "sources")
     ledger.register("https://a.example/x", title="A", snippet="Sales rose 14% in May. Profits fell 4% in May.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import signal
 import subprocess
@@ -18,10 +19,13 @@ from typing import Any
 
 import pytest
 
+from actions.files.common import plural, workspace_policy
 from actions.research_task import (
     ANSWER_LIMIT,
+    UNFINISHED,
     _Task,
     _tasks,
+    describe_notes,
     research_finish,
     research_task,
     research_tools,
@@ -30,9 +34,10 @@ from actions.research_task import (
 )
 from agent_runtime.app.inspect_view import inspect_workspace, workspace_state
 from agent_runtime.app.live import LiveView
+from agent_runtime.domain.ledger import Ledger, ledger_for
+from agent_runtime.domain.tasks import research_tasks
 from agent_runtime.engine.messages import Message
-from agent_runtime.research.ledger import ledger_for
-from agent_runtime.research.tasks import research_tasks
+from agent_runtime.errors import SandboxError
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, resume_run, settings, start_run
 from tests.conftest import cli_env, run_cli, write_cited_report
@@ -204,8 +209,7 @@ async def test_a_research_task_searches_reads_writes_cited_notes_and_returns_a_b
 
 
 def ledger_for_ws(ws: Path) -> dict[str, dict[str, Any]]:
-    data = json.loads((ws / "sources" / "ledger.json").read_text())
-    return {s["id"]: s for s in data["sources"]}
+    return {r.id: r.to_json() for r in Ledger.load(ws / "sources").records()}
 
 
 async def test_inspect_lists_the_research_tasks(tmp_path: Path, corpus: Path, capsys: Any) -> None:
@@ -574,6 +578,83 @@ def test_the_note_names_only_the_last_runs_unfinished_tasks(tmp_path: Path) -> N
     assert unfinished_research_note(tmp_path, []) is None
 
 
+def old_last_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reference: `_last_run` as it was, on the whole log in memory."""
+    starts = [i for i, e in enumerate(events) if e.get("event") == "run_started"]
+    for start in reversed(starts):
+        if start + 1 < len(events):
+            return events[start:]
+        events = events[:start]
+    return events
+
+
+def old_unfinished_research_note(workspace_root: Path, events: list[dict[str, Any]]) -> str | None:
+    """The reference: the note as it was built from the whole log in memory."""
+    unfinished = [r for r in research_tasks(old_last_run(events)) if r.outcome in UNFINISHED]
+    if not unfinished:
+        return None
+    policy = workspace_policy(workspace_root)
+    lines = [
+        f"[research tasks] {plural(len(unfinished), 'research task')} did not finish before the run stopped; "
+        "their notes are kept:"
+    ]
+    for record in unfinished:
+        try:
+            notes = describe_notes(policy, record.notes_file)
+        except (SandboxError, ValueError):
+            notes = f"{record.notes_file}: cannot be read"
+        lines.append(
+            f'- {record.agent} ({UNFINISHED[record.outcome]}): "{record.question[:300]}" (depth '
+            f"{record.depth or 'standard'}); notes: {notes}"
+        )
+    lines.append(
+        "Re-run research_task with the same question and notes file to complete it (it appends to the notes), "
+        "or continue from the notes yourself; do not start over what the notes already hold."
+    )
+    return "\n".join(lines)
+
+
+def random_log(rng: random.Random, length: int) -> list[dict[str, Any]]:
+    """Runs of any length (empty ones, several in a row, one last), tasks that start, end, start
+    again under the same name or end without a start, and other events between."""
+    log: list[dict[str, Any]] = []
+    for _ in range(length):
+        n = rng.randint(1, 4)
+        kind = rng.choice(["run", "run", "start", "start", "end", "end", "action", "other"])
+        if kind == "run":
+            log.append({"event": "run_started"})
+        elif kind == "start":
+            log.append(
+                {**started(n, rng.choice(["Notebook/a.md", "Notebook/b.md"])), "question": f"q{n}-{len(log)}"}
+            )
+        elif kind == "end":
+            log.append(
+                ended(n, rng.choice(["finished", "max_steps", "interrupted", "budget", "stopped", "error"]))
+            )
+        elif kind == "action":
+            log.append(
+                {"event": "action", "agent": rng.choice(["main", f"research-{n}"]), "action": "web_search"}
+            )
+        else:
+            log.append({"event": "model_call", "agent": f"research-{n}"})
+    return log
+
+
+def test_the_note_read_as_a_stream_is_the_note_read_from_the_whole_log(tmp_path: Path) -> None:
+    """The resume reads the log once, as a stream, keeping the last run's tasks only: the same
+    note as `_last_run` on the whole log in memory gave, on many logs of every shape."""
+    (tmp_path / "Notebook").mkdir()
+    (tmp_path / "Notebook" / "b.md").write_text("# B\n\nFact [S2].\n")
+    rng = random.Random(20260101)
+    notes = 0
+    for case in range(600):
+        log = random_log(rng, rng.randint(0, 24))
+        expected = old_unfinished_research_note(tmp_path, log)
+        assert unfinished_research_note(tmp_path, iter(log)) == expected, (case, log)
+        notes += expected is not None
+    assert 100 < notes < 550  # both kinds of answer were compared many times
+
+
 def test_a_notes_path_that_escapes_is_described_not_followed(tmp_path: Path) -> None:
     note = unfinished_research_note(tmp_path, [started(1, "../../etc/passwd")])
     assert note is not None and "cannot be read" in note and "root:" not in note
@@ -647,8 +728,12 @@ async def test_a_file_operation_of_a_research_task_names_its_task_in_the_log(
 
     def agent(messages: list[Message]) -> Reply:
         if turns(messages) == 0:
-            return reply(call("file_operation", operation_description="Create Notebook/scratch.md saying hello"))
-        return reply(call("write_notes", content="## costs\n- none found\n"), call("finish", answer="nothing"))
+            return reply(
+                call("file_operation", operation_description="Create Notebook/scratch.md saying hello")
+            )
+        return reply(
+            call("write_notes", content="## costs\n- none found\n"), call("finish", answer="nothing")
+        )
 
     def script(messages: list[Message], tools: Any) -> Reply:
         if str(messages[0]["content"]).startswith(FILE):

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from lxml import etree
+
 import agent_runtime.app.export.docx_xml as xml
 from agent_runtime.app.export.report import Report
 from agent_runtime.app.markdown_html import (
@@ -39,8 +41,6 @@ from agent_runtime.app.markdown_html import (
 
 if TYPE_CHECKING:
     from docx.document import Document
-    from docx.text.paragraph import Paragraph
-    from docx.text.run import Run
     from markdown_it.token import Token
 
 _EAST_ASIAN_FONT = {"zh": "Microsoft YaHei", "ja": "Yu Gothic", "ko": "Malgun Gothic"}
@@ -111,6 +111,14 @@ class _Format:
 
 
 class _Writer:
+    """Writes the body's XML with lxml. python-docx's `add_paragraph(style=…)`, `run.style = …`
+    and `table.style = …` look the style up among all of the document's styles (an XPath query,
+    and a scan of every style for the default one) at every call, and `add_table` finds the last
+    section with an XPath query over the whole body: a 1 MB report took most of a minute. Here
+    each style's id is looked up once, and blocks are appended to the body with its section
+    properties taken off until the end. The XML is the one python-docx's helpers wrote (the
+    tests pin how the document reads back)."""
+
     def __init__(self, document: Document, tokens: list[Token], references: range) -> None:
         self.document = document
         self.tokens = tokens
@@ -119,11 +127,41 @@ class _Writer:
         self.lists: list[_List] = []
         self.quotes = 0
         self.bookmarks = 0
+        self.body: Any = document.element.body
+        self.table_width = document._block_width  # of the last section, as add_table takes it
+        self.style_ids: dict[str, str] = {}
+        self.numberings: dict[str, int] = {}  # list style → its abstract numbering
+        self.url_ids: dict[str, str] = {}  # URL → its relationship id: one per URL, as python-docx makes
+        self.next_r_id = 1
+        self.link_style = self._style_id(_LINK_STYLE)
+        self.inline_code_style = self._style_id(_INLINE_CODE_STYLE)
 
     def write(self) -> None:
-        tokens, i = self.tokens, 0
-        while i < len(tokens):
-            i = self._block(i)
+        # The section properties end the body: taken off, every block is appended after the last
+        # one, then put back (python-docx looks for them before each block it adds).
+        section = self.body.find(xml.W_SECTPR)
+        if section is not None:
+            self.body.remove(section)
+        try:
+            tokens, i = self.tokens, 0
+            while i < len(tokens):
+                i = self._block(i)
+        finally:
+            if section is not None:
+                self.body.append(section)
+
+    def _style_id(self, name: str) -> str:
+        """The id of the style named `name` (python-docx's lookup, once per style)."""
+        if name not in self.style_ids:
+            self.style_ids[name] = self.document.styles[name].style_id
+        return self.style_ids[name]
+
+    def _add_paragraph(self, style: str | None = None) -> Any:
+        """A new `<w:p>` at the end of the body, in the paragraph style named `style`."""
+        paragraph = etree.SubElement(self.body, xml.W_P)
+        if style is not None:
+            xml.paragraph_properties(paragraph, self._style_id(style))
+        return paragraph
 
     def _block(self, i: int) -> int:
         """Write the block starting at token i; returns the index of the next token to write."""
@@ -131,7 +169,7 @@ class _Writer:
         kind = token.type
         if kind == "heading_open":
             level = min(int(token.tag[1:]), 6)
-            self._inline(self.document.add_paragraph(style=f"Heading {level}"), self.tokens[i + 1])
+            self._inline(self._add_paragraph(f"Heading {level}"), self.tokens[i + 1])
             return i + 3
         if kind == "paragraph_open":
             self._inline(self._paragraph(), self.tokens[i + 1])
@@ -148,14 +186,14 @@ class _Writer:
         elif kind == "blockquote_close":
             self.quotes -= 1
         elif kind in ("fence", "code_block"):
-            paragraph = self.document.add_paragraph(style=_CODE_STYLE)
+            paragraph = self._add_paragraph(_CODE_STYLE)
             self._run(paragraph, token.content.rstrip("\n"), _Format())  # each "\n" becomes a <w:br/>
         elif kind == "table_open":
             return self._table(i)
         elif kind == "hr":
-            xml.rule_below(self.document.add_paragraph())
+            xml.rule_below(self._add_paragraph())
         elif kind == "html_block":  # raw HTML is off: shown as the text it is, as in the HTML export
-            self._run(self.document.add_paragraph(), token.content.rstrip("\n"), _Format())
+            self._run(self._add_paragraph(), token.content.rstrip("\n"), _Format())
         return i + 1
 
     def _open_list(self, i: int) -> None:
@@ -168,32 +206,33 @@ class _Writer:
             self.lists.append(_List(ordered=True, references=True, number=start - 1))
             return
         style = _list_style(True, len(self.lists) + 1)
-        num_id = xml.restart_numbering(self.document, style, start)
+        if style not in self.numberings:
+            self.numberings[style] = xml.style_numbering(self.document, style)
+        num_id = xml.restart_numbering(self.document, self.numberings[style], start)
         self.lists.append(_List(ordered=True, num_id=num_id, number=start - 1))
 
-    def _paragraph(self) -> Paragraph:
+    def _paragraph(self) -> Any:
         """A new paragraph in the style of where it stands: a list item, a quote, or the body."""
         if not self.lists:
-            return self.document.add_paragraph(style="Quote" if self.quotes else None)
+            return self._add_paragraph("Quote" if self.quotes else None)
         current, depth = self.lists[-1], len(self.lists)
         fresh, current.fresh = current.fresh, False
         if current.references and fresh:
-            paragraph = self.document.add_paragraph(style="List")
-            paragraph.add_run(f"{current.number}. ")  # digits only: nothing for xml_text to do
+            paragraph = self._add_paragraph("List")
+            # digits only: nothing for xml_text to do; a run with no properties, as add_run makes
+            xml.add_run(paragraph, f"{current.number}. ", properties=False)
             self.bookmarks += 1
             xml.add_bookmark(paragraph, f"ref_{current.number}", self.bookmarks)
             return paragraph
         if not fresh:  # the item's second paragraph: indented under it, with no bullet or number
-            return self.document.add_paragraph(
-                style="List Continue" + ("" if depth == 1 else f" {min(depth, 3)}")
-            )
-        paragraph = self.document.add_paragraph(style=_list_style(current.ordered, depth))
+            return self._add_paragraph("List Continue" + ("" if depth == 1 else f" {min(depth, 3)}"))
+        paragraph = self._add_paragraph(_list_style(current.ordered, depth))
         if current.num_id is not None:
-            xml.use_numbering(paragraph, current.num_id)
+            xml.use_numbering(paragraph[0], current.num_id)  # into its properties, after the style
         return paragraph
 
     def _table(self, i: int) -> int:
-        from docx.enum.text import WD_ALIGN_PARAGRAPH
+        from docx.oxml.table import CT_Tbl
 
         rows: list[list[tuple[Token, str, bool]]] = []
         while self.tokens[i].type != "table_close":
@@ -207,24 +246,24 @@ class _Writer:
         columns = max((len(row) for row in rows), default=0)
         if not rows or not columns:
             return i + 1
-        table = self.document.add_table(rows=len(rows), cols=columns)
-        table.style = self.document.styles["Table Grid"]
-        alignments = {"right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
-        # Row by row, each row's cells asked for once: table.cell(r, c) and table.rows[r] build
-        # the whole grid again at every call, which made a 1,000-row table take minutes.
-        for row, table_row in zip(rows, table.rows, strict=True):
-            for (inline, align, header), cell in zip(row, table_row.cells, strict=False):
-                paragraph = cell.paragraphs[0]
+        table = CT_Tbl.new_tbl(len(rows), columns, self.table_width)  # the table add_table makes
+        table.tblStyle_val = self._style_id("Table Grid")
+        self.body.append(table)
+        # Row by row, each row's cells walked once: python-docx's table.cell(r, c), table.rows[r]
+        # and row.cells build the whole grid again at every call.
+        for row, table_row in zip(rows, table.iterchildren(xml.W_TR), strict=True):
+            for (inline, align, header), cell in zip(row, table_row.iterchildren(xml.W_TC), strict=False):
+                paragraph = cell.find(xml.W_P)
+                if align in ("right", "center"):  # jc: its properties' only child
+                    etree.SubElement(xml.paragraph_properties(paragraph), xml.W_JC, {xml.W_VAL: align})
                 self._inline(paragraph, inline, bold=header)
-                if align in alignments:
-                    paragraph.alignment = alignments[align]
             if row and row[0][2]:
                 xml.repeat_as_header(table_row)
-        self.document.add_paragraph()  # Word joins two tables that touch; a gap keeps them apart
+        self._add_paragraph()  # Word joins two tables that touch; a gap keeps them apart
         return i + 1
 
     # -- inline content ------------------------------------------------------------------------
-    def _inline(self, paragraph: Paragraph, inline: Token, *, bold: bool = False) -> None:
+    def _inline(self, paragraph: Any, inline: Token, *, bold: bool = False) -> None:
         children = inline.children or []
         in_references = bool(self.lists) and self.lists[0].references
         fmt = _Format(bold=bold)
@@ -244,41 +283,63 @@ class _Writer:
                 fmt.italic = kind == "em_open"
             elif kind in ("s_open", "s_close"):
                 fmt.strike = kind == "s_open"
-            elif kind == "code_inline":
-                self._run(paragraph, child.content, fmt, link).style = _INLINE_CODE_STYLE
+            elif kind == "code_inline":  # in the code style, even inside a link
+                self._run(paragraph, child.content, fmt, link, style_id=self.inline_code_style)
             elif kind == "softbreak":
                 self._run(paragraph, "" if joins_cjk(children, j) else " ", fmt, link)
             elif kind == "hardbreak":
-                self._run(paragraph, "", fmt, link).add_break()
+                etree.SubElement(self._run(paragraph, "", fmt, link), xml.W_BR)
             elif kind == "link_open":
                 link = self._link(paragraph, str(child.attrGet("href") or ""))
             elif kind == "link_close":
                 link = None
             elif kind == "image":  # as in the HTML: a link to the image, never the image itself
-                target = xml.add_hyperlink(paragraph, url=str(child.attrGet("src") or ""))
+                target = self._url_link(paragraph, str(child.attrGet("src") or ""))
                 self._run(paragraph, child.content or str(child.attrGet("src") or ""), fmt, target)
             elif kind == "html_inline":
                 self._run(paragraph, child.content, fmt, link)
 
-    def _link(self, paragraph: Paragraph, href: str) -> Any:
+    def _link(self, paragraph: Any, href: str) -> Any:
         if href.startswith("#ref-") and href[5:].isdigit():
             return xml.add_hyperlink(paragraph, anchor=f"ref_{href[5:]}")
         if href.startswith("#"):  # an anchor of the HTML page (a heading) has no bookmark here
             return None
-        return xml.add_hyperlink(paragraph, url=href)
+        return self._url_link(paragraph, href)
 
-    def _run(self, paragraph: Paragraph, text: str, fmt: _Format, link: Any = None) -> Run:
-        run = paragraph.add_run(xml.xml_text(text))
-        run.bold = fmt.bold or None
-        run.italic = fmt.italic or None
-        if fmt.strike:
-            run.font.strike = True
-        if link is not None:
-            link.append(run._r)  # moved from the paragraph into the link
-            run.style = _LINK_STYLE
-        return run
+    def _url_link(self, paragraph: Any, url: str) -> Any:
+        """A link to `url`: an external relationship of the document part, one per URL, with the
+        id python-docx's relate_to would give it (the first free "rIdN"); relate_to itself goes
+        through every relationship twice for each new one, a 1 MB report has hundreds."""
+        from docx.opc.constants import RELATIONSHIP_TYPE
 
-    def _text_with_citations(self, paragraph: Paragraph, text: str, fmt: _Format) -> None:
+        target = xml.xml_text(url)
+        r_id = self.url_ids.get(target)
+        if r_id is None:
+            relationships = self.document.part.rels
+            # Relationships are only ever added, so no id below the last one given is free.
+            while f"rId{self.next_r_id}" in relationships:
+                self.next_r_id += 1
+            r_id = self.url_ids[target] = f"rId{self.next_r_id}"
+            relationships.add_relationship(RELATIONSHIP_TYPE.HYPERLINK, target, r_id, is_external=True)
+        return xml.add_hyperlink(paragraph, r_id=r_id)
+
+    def _run(
+        self, paragraph: Any, text: str, fmt: _Format, link: Any = None, *, style_id: str | None = None
+    ) -> Any:
+        """A run of `text` at the end of the paragraph, or of `link` (then in the link style,
+        unless `style_id` names another)."""
+        if link is not None and style_id is None:
+            style_id = self.link_style
+        return xml.add_run(
+            paragraph if link is None else link,
+            xml.xml_text(text),
+            style_id=style_id,
+            bold=fmt.bold,
+            italic=fmt.italic,
+            strike=fmt.strike,
+        )
+
+    def _text_with_citations(self, paragraph: Any, text: str, fmt: _Format) -> None:
         """Text whose citations [n] link to the References entry n (when the report has it)."""
         last = 0
         for match in NUMBERED_CITATION.finditer(text):
@@ -295,13 +356,13 @@ class _Writer:
         if last < len(text):
             self._run(paragraph, text[last:], fmt)
 
-    def _text_with_urls(self, paragraph: Paragraph, text: str, fmt: _Format) -> None:
+    def _text_with_urls(self, paragraph: Any, text: str, fmt: _Format) -> None:
         """A References entry's text, its URL a link to the source."""
         last = 0
         for start, end in find_urls(text):
             if start > last:
                 self._run(paragraph, text[last:start], fmt)
-            self._run(paragraph, text[start:end], fmt, xml.add_hyperlink(paragraph, url=text[start:end]))
+            self._run(paragraph, text[start:end], fmt, self._url_link(paragraph, text[start:end]))
             last = end
         if last < len(text):
             self._run(paragraph, text[last:], fmt)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import time
@@ -27,6 +26,14 @@ import portalocker
 
 from agent_runtime.app.export.report import Citation, load_citations
 from agent_runtime.app.markdown_html import reference_addresses
+from agent_runtime.domain.ledger import (
+    JOURNAL_FILE,
+    LEDGER_FILE,
+    SourceRecord,
+    canonical_url,
+    read_records,
+    split_front_matter,
+)
 from agent_runtime.engine.run_record import RunMeta, duration, load_meta
 from agent_runtime.engine.workspace import (
     CITATIONS_FILE,
@@ -42,13 +49,13 @@ from agent_runtime.engine.workspace import (
     try_lock,
 )
 from agent_runtime.errors import ExportError, PathEscapeError, SandboxError, WorkspaceError
-from agent_runtime.research.ledger import LEDGER_FILE, SourceRecord, canonical_url, split_front_matter
 from sandbox.paths import PathPolicy
 
-# Written by agent_runtime.research.citation_audit, whose import would bring the model client (0.4 s) into
+# Written by agent_runtime.domain.citation_audit, whose import would bring the model client (0.4 s) into
 # the view; test_layering checks that the two names agree.
 MAX_DOCUMENT_BYTES = 2_000_000  # a longer file is shown cut, with a note
 MAX_LISTED_FILES = 2_000
+MAX_LEDGER_BYTES = 256_000_000  # the ledger's two files are parsed, not shown: cut, they would not parse
 OPENING_CHARS = 600  # of a snapshot, shown for a citation when the audit kept no passage
 _PID = re.compile(r"process (\d+)")
 _SNAPSHOT_NAME = re.compile(r"^S([1-9][0-9]*)\.md$")
@@ -329,13 +336,11 @@ def sources(workspace: Path) -> list[SourceRecord]:
     """The ledger's records, read without the Ledger class (whose load may write a repaired ledger:
     the view must never write in a run's workspace), plus snapshots the ledger does not list yet
     (a run writes the snapshot first)."""
-    records: dict[str, SourceRecord] = {}
-    with contextlib.suppress(SandboxError, ValueError, TypeError):
-        data = json.loads(read_text(workspace, f"{SOURCES}/{LEDGER_FILE}")[0])
-        for entry in data.get("sources", []) if isinstance(data, dict) else []:
-            with contextlib.suppress(ValueError, TypeError):
-                record = SourceRecord.from_json(entry)
-                records[record.id] = record
+    texts: dict[str, str] = {}
+    for name in (JOURNAL_FILE, LEDGER_FILE):  # the journal first (see read_records)
+        with contextlib.suppress(SandboxError):
+            texts[name] = read_text(workspace, f"{SOURCES}/{name}", limit=MAX_LEDGER_BYTES)[0]
+    records = {r.id: r for r in read_records(texts.get(LEDGER_FILE), texts.get(JOURNAL_FILE))}
     for relative in list_files(workspace, SOURCES):
         name = relative.rsplit("/", 1)[-1]
         match = _SNAPSHOT_NAME.match(name)

@@ -20,8 +20,8 @@ import pytest_asyncio
 
 from actions.browser.browse import browse
 from actions.browser.session import Browser
+from agent_runtime.domain.ledger import ledger_for
 from agent_runtime.engine.run_record import read_events
-from agent_runtime.research.ledger import ledger_for
 from agent_runtime.testing import Reply, ScriptedEndpoint
 from tests.actions.browser.browser_kit import (
     Contexts,

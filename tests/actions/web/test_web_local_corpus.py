@@ -14,8 +14,8 @@ from conftest import ContextFactory
 from actions.web.local_corpus import LocalCorpus, fts_query, read_document
 from actions.web.search import web_search
 from actions.web.visit import visit_url
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.errors import CorpusError
-from agent_runtime.research.ledger import Ledger
 
 
 @pytest.fixture

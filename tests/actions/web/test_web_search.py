@@ -23,9 +23,9 @@ from actions.web.search import (
     web_search,
 )
 from agent_runtime.config import Settings
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.errors import ConfigError
-from agent_runtime.research.ledger import Ledger
 
 
 class Sleeps:

@@ -15,8 +15,8 @@ import pytest
 from conftest import ContextFactory, Route, WebServer
 
 from actions.web.visit import visit_url
+from agent_runtime.domain.ledger import Ledger, read_front_matter
 from agent_runtime.engine.context import ActionContext
-from agent_runtime.research.ledger import Ledger, read_front_matter
 
 PARAGRAPHS = [
     "Solid-state batteries replace the liquid electrolyte of a lithium-ion cell with a solid one. "

@@ -11,8 +11,8 @@ from conftest import ContextFactory, Route, WebServer
 
 from actions.web.fetch import Fetcher
 from actions.web.visit import visit_url
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
-from agent_runtime.research.ledger import Ledger
 from sandbox.url_policy import PolicyTransport, URLPolicy
 from tests.network_doubles import RecordingNetwork
 

@@ -23,8 +23,8 @@ import pytest
 from agent_runtime.app.export import export_report
 from agent_runtime.app.markdown_html import short_passage
 from agent_runtime.app.researcher import Researcher
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.errors import ExportError
-from agent_runtime.research.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
 from tests.agent_runtime.helpers import settings, start_run
 from tests.conftest import cli_env, run_cli
@@ -782,3 +782,249 @@ def test_a_machine_where_the_sandbox_cannot_start_is_told_what_to_do(
     with pytest.raises(ExportError, match="cannot start its sandbox here") as refused:
         pdf.print_pdf("<p>x</p>", browser)
     assert "--format html" in str(refused.value)
+
+
+# -- DOCX: the document the writer makes, pinned -------------------------------------------------
+# The writer puts paragraphs, runs and their properties into the XML itself (python-docx's
+# helpers look each style up among all styles at every call: a 1 MB report took a minute). The
+# outline below was read from the document python-docx's own helpers wrote before that change; the
+# document must still read the same, run by run: text, character style, bold / italic / strike,
+# link targets, list numbering, bookmarks, table cells and alignment.
+RICH_REPORT = """# Solid-state batteries: a *review* of 2026
+
+Intro with a citation [1], two [1, 2] and a full-width comma [2，3]. A number that is no
+citation [99] stays. A soft break joins lines; **bold [3]**, *italic*, ~~struck~~, ***both***,
+`inline code`, a [link to the maker](https://maker.example/cells?a=1&b=2) and [a `code` link](https://maker.example/code).
+A hard break\\
+here. An image ![the chart](https://img.example/chart.png), a heading anchor [up](#top) and
+a reference anchor [see 2](#ref-2). A tab\there, a form feed\x0chere.
+
+## Lists
+
+- First bullet [1]
+- Second bullet with **bold lead**: text
+  - Nested bullet
+    - Deeper bullet
+      - Deepest bullet
+- Third, with a second paragraph:
+
+  The item's second paragraph.
+
+3. Starts at three [2]
+4. Four
+   1. Nested number
+
+Between the lists.
+
+1. A new list counts from one
+
+> A quote [3] with a line
+> that continues.
+>
+> - a list in a quote
+
+### Table
+
+| Chemistry | Cost | Note |
+|:--|--:|:-:|
+| LFP | 95 [1] | **cheap** |
+| Sulfide | | `n/a` |
+
+```python
+print("cost\tper kWh")
+x = 1
+```
+
+    indented code
+
+---
+
+<div>raw html block</div>
+
+#### Level four
+##### Level five
+###### Level six
+
+## 中文部分
+
+固态电池的成本正在快速下降，多家企业计划
+在2027年量产 [1]。硫化物电解质的离子电导率最高，见 [3]。
+
+## References
+
+1. Maker page. https://maker.example/cells?a=1&b=2 (accessed 2026-01-02)
+2. 硫化物固态电池. https://zh.example/sulfide（访问于 2026-01-02）
+3. A page with (parens). https://x.org/a_(b). And https://maker.example/code too.
+
+   A second paragraph of entry three.
+"""
+
+RICH_OUTLINE = [
+    "Heading 1 | Solid-state batteries: a _review_ of 2026",
+    "Normal | Intro with a citation [<#ref_1|1>], two [<#ref_1|1>, <#ref_2|2>] and a full-width comma "
+    "[<#ref_2|2>, <#ref_3|3>]. A number that is no citation [99] stays. A soft break joins lines; "
+    "**bold [**<#ref_3|**3**>**]**, _italic_, ~~struck~~, **_both_**, `inline code`, a "
+    "<https://maker.example/cells?a=1&b=2|link to the maker> and <https://maker.example/code|a `code` link>. "
+    "A hard break<br>here. An image <https://img.example/chart.png|the chart>, a heading anchor up and a "
+    "reference anchor <#ref_2|see 2>. A tab<tab>here, a form feed here.",
+    "Heading 2 | Lists",
+    "List Bullet | First bullet [<#ref_1|1>]",
+    "List Bullet | Second bullet with **bold lead**: text",
+    "List Bullet 2 | Nested bullet",
+    "List Bullet 3 | Deeper bullet",
+    "List Bullet 3 | Deepest bullet",
+    "List Bullet | Third, with a second paragraph:",
+    "List Continue | The item's second paragraph.",
+    "List Number (list 1 from 3) | Starts at three [<#ref_2|2>]",
+    "List Number (list 1 from 3) | Four",
+    "List Number 2 (list 2 from 1) | Nested number",
+    "Normal | Between the lists.",
+    "List Number (list 3 from 1) | A new list counts from one",
+    "Quote | A quote [<#ref_3|3>] with a line that continues.",
+    "List Bullet | a list in a quote",
+    "Heading 3 | Table",
+    [
+        ["**Chemistry**", "(right) **Cost**", "(center) **Note**"],
+        ["LFP", "(right) 95 [<#ref_1|1>]", "(center) **cheap**"],
+        ["Sulfide", "(right) ", "(center) `n/a`"],
+    ],
+    "Normal | ",
+    'Code Block | print("cost<tab>per kWh")<br>x = 1',
+    "Code Block | indented code",
+    "Normal (rule) | ",
+    "Normal | <div>raw html block</div>",
+    "Heading 4 | Level four",
+    "Heading 5 | Level five",
+    "Heading 6 | Level six",
+    "Heading 2 | 中文部分",
+    "Normal | 固态电池的成本正在快速下降，多家企业计划在2027年量产 [<#ref_1|1>]。硫化物电解质的离子电导率最高，见 [<#ref_3|3>]。",
+    "Heading 2 | References",
+    "List | {ref_1}1. Maker page. <https://maker.example/cells?a=1&b=2|https://maker.example/cells?a=1&b=2> "
+    "(accessed 2026-01-02)",
+    "List | {ref_2}2. 硫化物固态电池. <https://zh.example/sulfide|https://zh.example/sulfide>（访问于 2026-01-02）",
+    "List | {ref_3}3. A page with (parens). <https://x.org/a_(b)|https://x.org/a_(b)>. And "
+    "<https://maker.example/code|https://maker.example/code> too.",
+    "List Continue | A second paragraph of entry three.",
+]
+
+
+def docx_outline(document: Any) -> list[Any]:
+    """The document's body as python-docx reads it back: one line per paragraph ("style | runs"),
+    a list of rows per table. Runs are written Markdown-like: **bold**, _italic_, ~~strike~~,
+    `inline code` (the Inline Code style), <target|runs> a link (its runs in the Hyperlink style:
+    any other style is written out), {name} a bookmark, <br> and <tab>; a numbered paragraph
+    says which of the document's lists it is in and where that list starts."""
+    from docx.table import Table
+    from docx.text.hyperlink import Hyperlink
+
+    numbering = document.part.numbering_part.element
+    lists: dict[int, int] = {}
+
+    def run_text(run: Any, link: bool) -> str:
+        text = "".join(
+            {qn("w:tab"): "<tab>", qn("w:br"): "<br>"}.get(child.tag, child.text or "")
+            for child in run._r
+            if child.tag in (qn("w:t"), qn("w:tab"), qn("w:br"))
+        )
+        style = run.style.name if run._r.rPr is not None and run._r.rPr.rStyle is not None else None
+        if style == "Inline Code":
+            text = f"`{text}`"
+        elif style not in ((None, "Hyperlink") if link else (None,)):
+            text = f"{{style {style}}}{text}"
+        if run.font.strike:
+            text = f"~~{text}~~"
+        if run.italic:
+            text = f"_{text}_"
+        if run.bold:
+            text = f"**{text}**"
+        return text
+
+    def paragraph_text(paragraph: Any) -> str:
+        parts = []
+        for child in paragraph._p:
+            if child.tag == qn("w:bookmarkStart"):
+                parts.append("{" + child.get(qn("w:name")) + "}")
+        for item in paragraph.iter_inner_content():
+            if isinstance(item, Hyperlink):
+                target = item.address or f"#{item.fragment}"
+                parts.append(f"<{target}|{''.join(run_text(r, True) for r in item.runs)}>")
+            else:
+                parts.append(run_text(item, False))
+        return "".join(parts)
+
+    def head(paragraph: Any) -> str:
+        words = [paragraph.style.name]
+        properties = paragraph._p.pPr
+        if properties is not None and properties.numPr is not None:
+            num_id = properties.numPr.numId.val
+            start = numbering.num_having_numId(num_id).xpath("./w:lvlOverride/w:startOverride/@w:val")
+            lists.setdefault(num_id, len(lists) + 1)
+            words.append(f"(list {lists[num_id]} from {start[0]})")
+        if properties is not None and properties.find(qn("w:pBdr")) is not None:
+            words.append("(rule)")
+        return " ".join(words)
+
+    def cell_text(cell: Any) -> str:
+        (paragraph,) = cell.paragraphs
+        align = paragraph.alignment
+        return (f"({align.name.lower()}) " if align is not None else "") + paragraph_text(paragraph)
+
+    outline: list[Any] = []
+    for block in document.iter_inner_content():
+        if isinstance(block, Table):
+            outline.append([[cell_text(cell) for cell in row.cells] for row in block.rows])
+        else:
+            outline.append(f"{head(block)} | {paragraph_text(block)}")
+    return outline
+
+
+def test_the_docx_of_a_rich_report_reads_as_python_docx_wrote_it(tmp_path: Path) -> None:
+    ws = small_workspace(tmp_path, RICH_REPORT)
+    document = open_docx(export_report(ws, "docx"))
+    assert docx_outline(document) == RICH_OUTLINE
+    # Every style the XML names is one of the document's, of the kind that uses it (a wrong id
+    # would read back as the default style, which the outline alone might not tell).
+    styles = {(s.style_id, s.type) for s in document.styles}
+    from docx.enum.style import WD_STYLE_TYPE
+
+    body = document.element.body
+    named = [(e.get(qn("w:val")), WD_STYLE_TYPE.PARAGRAPH) for e in body.iter(qn("w:pStyle"))]
+    named += [(e.get(qn("w:val")), WD_STYLE_TYPE.CHARACTER) for e in body.iter(qn("w:rStyle"))]
+    named += [(e.get(qn("w:val")), WD_STYLE_TYPE.TABLE) for e in body.iter(qn("w:tblStyle"))]
+    assert named and set(named) <= styles
+    # One relationship per URL, however often it is linked; the body still ends with its section.
+    links = [r for r in document.part.rels.values() if r.reltype.endswith("/hyperlink")]
+    assert sorted(r.target_ref for r in links) == sorted(
+        {"https://maker.example/cells?a=1&b=2", "https://maker.example/code", "https://img.example/chart.png",
+         "https://zh.example/sulfide", "https://x.org/a_(b)"}
+    )  # fmt: skip
+    assert all(r.is_external for r in links) and body[-1].tag == qn("w:sectPr")
+    # The header row is repeated on each page; the table has the grid style and full width.
+    table = document.tables[0]
+    assert [row._tr.trPr is not None for row in table.rows] == [True, False, False]
+    assert table.style.name == "Table Grid"
+
+
+def test_a_large_report_exports_every_citation_link_and_reference(tmp_path: Path) -> None:
+    """Hundreds of sections, thousands of citations and hundreds of references (the shape of a
+    1 MB report, smaller): each citation still links to its entry, each entry to its URL."""
+    sources = 150
+    chapters = "\n\n".join(
+        f"## Chapter {k}\n\nFinding {k} holds [{k % sources + 1}] and so does the next [{(k * 7) % sources + 1}, "
+        f"{(k * 11) % sources + 1}].\n\n- point {k} [{(k * 3) % sources + 1}]\n\n1. step {k}\n2. step two"
+        for k in range(400)
+    )
+    entries = "\n".join(
+        f"{n}. Source {n}. https://s{n}.example/page (accessed 2026-01-02)" for n in range(1, sources + 1)
+    )
+    ws = small_workspace(tmp_path, f"# Large\n\n{chapters}\n\n## References\n\n{entries}\n")
+    document = open_docx(export_report(ws, "docx"))
+    paragraphs = document.paragraphs
+    start = next(i for i, p in enumerate(paragraphs) if p.text == "References") + 1
+    fragments = [link.fragment for p in paragraphs[:start] for link in p.hyperlinks]
+    assert len(fragments) == 400 * 4 and set(fragments) == {f"ref_{n}" for n in range(1, sources + 1)}
+    assert [[link.address for link in p.hyperlinks] for p in paragraphs[start:]] == [
+        [f"https://s{n}.example/page"] for n in range(1, sources + 1)
+    ]
+    numbered = {p._p.pPr.numPr.numId.val for p in paragraphs if p.text.startswith("step")}
+    assert len(numbered) == 400  # each list its own numbering, counting from 1

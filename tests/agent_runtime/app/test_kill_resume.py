@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,12 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.app.researcher import resume_note
+from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.run_record import EventLog, RunMeta, read_events
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
+from tests.actions.test_research_task import old_unfinished_research_note
 from tests.conftest import cli_env, run_cli, write_cited_report
 
 PAD = "filler line for a large dashboard\n" * 30_000  # ~1 MB: a write that takes a while
@@ -206,3 +213,122 @@ def test_interrupt_stops_resumably_with_exit_130(
     meta = json.loads((ws / ".runtime" / "run.json").read_text())
     assert meta["status"] == "interrupted" and meta["totals"]["steps"] == 1
     resume_to_the_end(ws, server.url)
+
+
+# ----------------------------------------------------------------- the resume note from a long log
+
+
+def old_resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
+    """The reference: `resume_note` as it was, with the whole log in memory."""
+    events = list(read_events(workspace.events_file))
+    actions = [e for e in events if e.get("event") == "action" and e.get("agent") == "main"]
+    lines = []
+    for event in actions[-last:]:
+        args = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in (event.get("arguments") or {}).items())
+        status = " (failed)" if event.get("error") else ""
+        lines.append(f"step {event.get('step')}: {event.get('action')}({args}){status}")
+    stopped = {"stopped": "budget", "interrupted": "interrupted", "error": "error"}.get(meta.status, "killed")
+    if (meta.stop_reason or "").startswith("loop:"):
+        stopped = "loop"
+    note = prompts.render("resume_note.j2", stopped=stopped, last_actions=lines)
+    tasks = old_unfinished_research_note(workspace.root, events)
+    return note if tasks is None else f"{note.rstrip()}\n\n{tasks}"
+
+
+ARGUMENTS: list[dict[str, Any]] = [
+    {"query": "solid-state electrolyte costs 2026 " * 4},
+    {"path": "Notebook/notes/a.md", "content": "## Findings\n- 電池のコスト [S1]\n" * 20},
+    {"nested": {"a": [1, 2, {"b": None}]}, "n": 3, "flag": True},
+    {"text": "quote ' and \" and \\ and \u2028 line separator"},
+    {},
+]
+
+
+def write_runs(ws: Path, rng: random.Random, runs: int) -> None:
+    """An event log of several runs, as EventLog writes it: the main agent's actions (some failed),
+    research tasks that finish, stop or never end (a name started again in a later run), their own
+    actions, model calls; sometimes a run killed before it did anything, or a torn last line."""
+    log = EventLog(ws / ".runtime" / "events.jsonl")
+    step, task = 0, 0
+    for _ in range(runs):
+        log.append("run_started", title="T", resumed=step > 0)
+        for _ in range(rng.randint(0, 30)):
+            step += 1
+            kind = rng.choice(["action", "action", "model_call", "task", "task_action"])
+            if kind == "action":
+                error = rng.choice([None, None, "the page could not be read"])
+                log.append("action", step=step, agent="main", action=rng.choice(["web_search", "write_file"]),
+                           arguments=rng.choice(ARGUMENTS), error=error, observation_chars=rng.randint(0, 9000))  # fmt: skip
+            elif kind == "model_call":
+                log.append("model_call", step=step, agent="main", prompt_tokens=rng.randint(1, 9000))
+            elif kind == "task":
+                task = task + 1 if rng.random() < 0.7 else max(task, 1)  # sometimes a name again
+                agent = f"research-{task}"
+                log.append("agent_started", step=step, agent=agent, task=task, question=f"question {task} " * 40,
+                           notes_file=rng.choice(["Notebook/notes/a.md", "Notebook/notes/none.md"]),
+                           depth=rng.choice(["quick", "standard", ""]))  # fmt: skip
+                outcome = rng.choice(["finished", "max_steps", "interrupted", "budget", "stopped", None])
+                if outcome is not None:
+                    log.append("agent_ended", step=step, agent=agent, task=task, outcome=outcome, steps=3)
+            else:
+                log.append("action", step=step, agent=f"research-{max(task, 1)}", action="web_search",
+                           arguments={"query": "a research agent's search"})  # fmt: skip
+        if rng.random() < 0.2:
+            log.append("run_started", title="T", resumed=True)  # killed before it did anything
+    log.close()
+    if rng.random() < 0.3:
+        with (ws / ".runtime" / "events.jsonl").open("a") as handle:
+            handle.write('{"event": "action", "step": 9999, "agent": "main", "acti')  # killed mid-line
+
+
+def test_the_resume_note_read_as_a_stream_is_the_note_read_from_the_whole_log(tmp_path: Path) -> None:
+    """The note is built in one pass over the log, keeping only what it tells: the same text, byte
+    for byte, as when the whole log was read into memory."""
+    prompts = Prompts()
+    rng = random.Random(7)
+    tasks_told = 0
+    for case in range(40):
+        ws = Workspace(tmp_path / f"ws{case}")
+        ws.create("T", None)
+        (ws.root / "Notebook" / "notes").mkdir()
+        (ws.root / "Notebook" / "notes" / "a.md").write_text("# A\n\n## Costs\nCells fell 14% [S1][S3].\n")
+        write_runs(ws.root, rng, rng.randint(0, 6))
+        status = rng.choice(["running", "stopped", "interrupted", "error", "finished"])
+        stop_reason = rng.choice([None, "loop: the same search 5 times", "max_steps reached"])
+        meta = RunMeta(title="T", status=status, stop_reason=stop_reason)
+        expected = old_resume_note(ws, meta, prompts)
+        assert resume_note(ws, meta, prompts) == expected, case
+        for last in (1, 3):
+            assert resume_note(ws, meta, prompts, last=last) == old_resume_note(ws, meta, prompts, last=last)
+        tasks_told += "[research tasks]" in expected
+    assert 5 < tasks_told < 35  # notes with and without unfinished tasks were both compared
+
+
+def test_the_resume_note_does_not_hold_the_log_in_memory(tmp_path: Path) -> None:
+    """A log of many MB: the note's peak of Python memory stays a small fraction of it (the whole
+    log in memory took several times its size)."""
+    ws = Workspace(tmp_path / "ws")
+    ws.create("T", None)
+    observation = "Pack prices reached 115 dollars per kWh. " * 50  # ~2 KB a line
+    with ws.events_file.open("w", encoding="utf-8") as handle:
+        for run in range(4):
+            handle.write(json.dumps({"event": "run_started", "title": "T"}) + "\n")
+            handle.write(json.dumps({"event": "agent_started", "agent": f"research-{run}", "task": run,
+                                     "question": "costs", "notes_file": "Notebook/x.md"}) + "\n")  # fmt: skip
+            for step in range(2_000):
+                event = {"event": "action", "step": step, "agent": "main", "action": "visit_url",
+                         "arguments": {"url": f"https://example.org/{step}"}, "observation": observation}  # fmt: skip
+                handle.write(json.dumps(event) + "\n")
+    size = ws.events_file.stat().st_size
+    assert size > 15_000_000
+    prompts = Prompts()
+    meta = RunMeta(title="T", status="stopped")
+    prompts.render("resume_note.j2", stopped="budget", last_actions=[])  # the template compiled before
+    tracemalloc.start()
+    try:
+        note = resume_note(ws, meta, prompts)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "step 1999: visit_url(url='https://example.org/1999')" in note and "research-3" in note
+    assert peak < size / 10

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import Workspace
-from agent_runtime.research.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.loopback import Handler, LoopbackServer, send
 

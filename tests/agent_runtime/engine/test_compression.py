@@ -5,11 +5,19 @@ measures each request as the endpoint saw it."""
 
 from __future__ import annotations
 
+import json
+import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.researcher import Researcher
+from agent_runtime.engine import context_guard
+from agent_runtime.engine.context_guard import ContextGuard
+from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.model import build_model
+from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
 from tests.agent_runtime.helpers import events, finish_with_report, is_summary_request, read_fixture, settings
 
@@ -153,3 +161,121 @@ async def test_a_failed_summary_keeps_the_compacted_history(tmp_path: Path) -> N
         for r in main_requests
         for m in r
     )
+
+
+# ----------------------------------------------------------------- the last resort: fit
+
+
+def old_fit(guard: ContextGuard, messages: list[Message], tools: Sequence[ToolSchema]) -> list[Message]:
+    """The reference: `ContextGuard.fit` as it was, estimating the whole request at every cut."""
+    fitted = [dict(m) for m in messages]
+    for _ in range(len(fitted) * 4):
+        excess = guard.estimate(fitted, tools) - guard.hard_tokens
+        if excess <= 0:
+            return fitted
+        index = max(
+            range(len(fitted)),
+            key=lambda i: len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1,
+        )
+        text = str(fitted[index].get("content") or "")
+        keep = max(0, len(text) - int(excess * 4.5) - 400)
+        if keep >= len(text) or not text:
+            break
+        fitted[index]["content"] = (
+            text[:keep] + f"\n\n[… {len(text) - keep:,} characters cut to fit the context window; "
+            "the full text is in the workspace files]"
+        )
+    return fitted
+
+
+TOOLS: list[ToolSchema] = [
+    {"type": "function", "function": {"name": "web_search", "description": "Search the web. " * 20,
+                                      "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}},
+]  # fmt: skip
+
+
+def random_history(rng: random.Random, length: int) -> list[Message]:
+    """A system prompt, then turns of every kind: empty and missing contents, tool calls, ties in
+    length, very long observations, CJK text, a second system message, a content that is a list."""
+
+    def text(size: int) -> str:
+        alphabet = rng.choice(["abc def ghi ", "電池のコスト", "mixed 電池 text "])
+        return (alphabet * (size // len(alphabet) + 1))[:size]
+
+    history: list[Message] = [{"role": "system", "content": text(rng.choice([200, 3000, 40_000]))}]
+    for i in range(length):
+        size = rng.choice([0, 50, 400, 400, 1_000, 5_000, 30_000])
+        kind = rng.choice(["user", "assistant", "tool", "tool", "system", "parts"])
+        if kind == "assistant":
+            tool_call = {
+                "id": f"c{i}",
+                "type": "function",
+                "function": {"name": "web_search", "arguments": '{"q": "x"}'},
+            }
+            history.append(
+                {"role": "assistant", "content": rng.choice([None, text(size)]), "tool_calls": [tool_call]}
+            )
+        elif kind == "tool":
+            history.append({"role": "tool", "tool_call_id": f"c{i}", "content": text(size)})
+        elif kind == "parts":
+            history.append({"role": "user", "content": [{"type": "text", "text": text(size)}]})
+        elif kind == "system" and rng.random() < 0.2:
+            history.append({"role": "system", "content": text(size)})
+        else:
+            history.append({"role": "user", "content": text(size)} if size else {"role": "user"})
+    return history
+
+
+def test_fit_cuts_the_same_request_as_before_estimating_each_message_once(tmp_path: Path) -> None:
+    """The last resort keeps a running estimate instead of estimating the whole request at every
+    cut: the request it returns is the one the old way returned, byte for byte."""
+    rng = random.Random(11)
+    workspace = Workspace(tmp_path)
+    outcomes = {"fits": 0, "cut": 0, "cannot fit": 0}
+    for case in range(200):
+        history = random_history(rng, rng.choice([0, 1, 3, 10, 30, 60]))
+        tools = rng.choice([[], TOOLS])
+        estimator = TokenEstimator()
+        estimator.factor = rng.choice([1.0, 1.0, 1.37, 2.5])
+        whole = estimator.request(history, tools)
+        window = max(1, int(whole * rng.choice([0.05, 0.3, 0.7, 0.95, 1.2])))
+        guard = ContextGuard(window, soft=0.6, hard=1.0, estimator=estimator, workspace=workspace)
+        before = json.dumps(history, ensure_ascii=False)
+        expected = old_fit(guard, history, tools)
+        fitted = guard.fit(history, tools)
+        assert json.dumps(fitted, ensure_ascii=False) == json.dumps(expected, ensure_ascii=False), case
+        assert json.dumps(history, ensure_ascii=False) == before  # the history itself is left as it was
+        if fitted == history:
+            outcomes["fits"] += 1
+        elif guard.estimate(fitted, tools) <= guard.hard_tokens:
+            outcomes["cut"] += 1
+        else:
+            outcomes["cannot fit"] += 1
+    assert all(count >= 20 for count in outcomes.values()), outcomes
+
+
+def test_fit_estimates_each_message_once_and_each_cut_once(tmp_path: Path, monkeypatch: Any) -> None:
+    """Linear in the messages: a history of hundreds of long observations, most of them cut, costs
+    one estimate per message and one per cut (the whole request at every cut was quadratic)."""
+    estimated: list[int] = []
+
+    def counting(message: Message) -> float:
+        estimated.append(1)
+        return raw_message_tokens(message)
+
+    monkeypatch.setattr(context_guard, "raw_message_tokens", counting)
+    history: list[Message] = [{"role": "system", "content": "You are a researcher."}]
+    history += [{"role": "tool", "tool_call_id": f"c{i}", "content": f"page {i} " * 600} for i in range(400)]
+    estimator = TokenEstimator()
+    guard = ContextGuard(
+        estimator.request(history, []) // 4,
+        soft=0.6,
+        hard=1.0,
+        estimator=estimator,
+        workspace=Workspace(tmp_path),
+    )
+    fitted = guard.fit(history, [])
+    cuts = sum("characters cut to fit the context window" in str(m["content"]) for m in fitted)
+    assert cuts > 200 and guard.estimate(fitted, []) <= guard.hard_tokens
+    assert len(estimated) <= len(history) + 4 * len(history)  # one per message, one per cut at most
+    assert len(estimated) < 3 * len(history)

@@ -17,9 +17,9 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
+from agent_runtime.domain.ledger import Ledger, render_front_matter
 from agent_runtime.engine.run_record import RunMeta, Totals, save_meta
 from agent_runtime.engine.workspace import Workspace
-from agent_runtime.research.ledger import Ledger, render_front_matter
 
 TOKEN = "test-token-0123456789"
 PORT = 8765

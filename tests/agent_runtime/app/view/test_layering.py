@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.test_import_graph import graph
 
 ALLOWED = {
-    "agent_runtime.engine.run_record", "agent_runtime.engine.workspace", "agent_runtime.research.ledger",
+    "agent_runtime.engine.run_record", "agent_runtime.engine.workspace", "agent_runtime.domain.ledger",
     "agent_runtime.app.markdown_html", "agent_runtime.language", "agent_runtime.errors", "agent_runtime.app.export",
     "agent_runtime.app.export.report",  # the one reader of report.citations.json (it starts light)
 }  # fmt: skip
