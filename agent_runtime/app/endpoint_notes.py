@@ -13,13 +13,12 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from agent_runtime.config import Settings
+from agent_runtime.engine.replies import ToolMode
 from sandbox import atomic_write_text
 
-ToolMode = Literal["native", "json"]
 OPENAI = "https://api.openai.com/v1"
 
 

@@ -294,14 +294,12 @@ class AgentLoop:
             self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
             summary = ""
         own_text = "\n".join(str(m.get("content") or "") for m in folded if m.get("role") == "assistant")
-        problem = (
-            summary_problem(summary, dashboard, own_text, self._action_names) if summary.strip() else None
+        problem = summary_problem(
+            summary, dashboard, own_text, self._action_names, cut_at=cap if cut else None
         )
-        if summary.strip() and cut:  # its last sections are missing, whatever it kept
-            problem = f"the summary was cut at the output cap ({cap} tokens)"
         if problem is not None:
-            self.ctx.events.append("summary_rejected", step=step, reason=problem, summary=summary[:300])
-        if problem is not None or not summary.strip():
+            if summary.strip():  # an empty or failed summary is no answer to reject
+                self.ctx.events.append("summary_rejected", step=step, reason=problem, summary=summary[:300])
             # Keep the pointer-compacted history: resetting it would lose everything since the last
             # dashboard update. The last-resort cut in _prepare_request keeps the request in the window.
             self.pending_notes.append(

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent_runtime.engine.replies import repair_surrogates
+from agent_runtime.engine.replies import ToolMode, repair_surrogates
 from agent_runtime.errors import WorkspaceError
 from sandbox import atomic_write_text, storage_error
 from sandbox.redaction import redact
@@ -74,7 +74,7 @@ class RunMeta(BaseModel):
     # smaller than --context-window, it holds for the rest of the run and after a resume.
     context_windows: dict[str, int] = Field(default_factory=dict)
     # With --tool-mode auto: the mode the run switched to (the model wrote its actions as JSON text).
-    tool_mode: Literal["native", "json"] | None = None
+    tool_mode: ToolMode | None = None
 
 
 def load_meta(path: Path) -> RunMeta | None:

@@ -40,13 +40,18 @@ def headings(markdown: str, sections_only: bool = False) -> list[str]:
     ]
 
 
-def summary_problem(summary: str, dashboard: str, own_text: str, actions: Collection[str]) -> str | None:
+def summary_problem(
+    summary: str, dashboard: str, own_text: str, actions: Collection[str], cut_at: int | None = None
+) -> str | None:
     """Why `summary` cannot replace `dashboard` (None: it can). `own_text` is what the agent wrote
     in the history being folded (its replies and their arguments, not the observations: a search
-    shows twenty ids, and a summary keeps the findings, not every result)."""
+    shows twenty ids, and a summary keeps the findings, not every result). `cut_at`: the output cap
+    the reply was cut at, if it was."""
     text = summary.strip()
     if not text:
         return "the summary is empty"
+    if cut_at is not None:  # its last sections are missing, whatever it kept
+        return f"the summary was cut at the output cap ({cut_at} tokens)"
     bare = _BARE_NAME.fullmatch(text)
     if calls_in_text(text, actions) or (bare is not None and bare.group(1) in actions):
         return "the summary is a tool call, not the dashboard's text"
