@@ -32,6 +32,7 @@ from actions.delegation import RecordingActions, file_key
 from actions.file_operation import file_operation
 from actions.files.common import file_policy, human_size, plural, workspace_policy
 from actions.files.write import write_file
+from actions.mcp.tools import mcp_actions_for
 from actions.web import visit_url, web_search
 from actions.web.digest import fence, new_boundary
 from agent_runtime.domain.ledger import Ledger, ledger_for
@@ -401,7 +402,7 @@ async def research_task(
         depth: "quick", "standard" or "deep": how long it works.
     """
     task = _start(ctx, question, notes_file, depth)
-    actions = RecordingActions(ActionSet.of(research_tools()).actions)
+    actions = RecordingActions(ActionSet.of([*research_tools(), *mcp_actions_for(ctx)]).actions)
     loops: list[AgentLoop] = []  # the status callback reads the loop's step count
     ended: dict[str, Any] = {"outcome": "interrupted", "reason": "the research task was cancelled"}
     try:  # from here on the task always ends in the log and lets its notes file go

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +34,21 @@ class Price(BaseModel):
     model_config = ConfigDict(extra="forbid")
     input: float = Field(ge=0)
     output: float = Field(ge=0)
+
+
+COST_UNKNOWN = "cost unknown (set DEEP_RESEARCHER_PRICE_INPUT / _OUTPUT)"
+
+
+def describe_cost(cost: float, priced: bool) -> str:
+    """A run's cost as printed: `$0.0123`, or COST_UNKNOWN when the model's prices are not known
+    (a `$0.0000` would claim that the run was free)."""
+    return f"${cost:.4f}" if priced else COST_UNKNOWN
+
+
+def priced(stored: Mapping[str, Any]) -> bool:
+    """Whether a run's stored settings (run.json) know the prices of its model."""
+    prices = stored.get("prices")
+    return isinstance(prices, dict) and stored.get("model") in prices
 
 
 class Settings(BaseModel):
@@ -96,6 +111,9 @@ class Settings(BaseModel):
     # No request leaves the machine except to the model endpoint: local search only, no page
     # fetches, no browser (confidential documents with a local model).
     offline: bool = False
+    # MCP servers whose tools become actions (actions/mcp): the {"mcpServers": {...}} JSON file that
+    # Claude Desktop, Cursor and VS Code use.
+    mcp_config: Path | None = None
 
     prompts: Path | None = None
     quiet: bool = False
@@ -143,9 +161,73 @@ class Settings(BaseModel):
     def price(self) -> Price | None:
         return self.prices.get(self.model)
 
+    def require_prices_for_cost_budget(self) -> None:
+        """A cost budget counts dollars from the model's prices: without them it could never stop
+        the run, so it is refused before the run starts."""
+        if self.max_cost is not None and self.price() is None:
+            raise SettingValueError(
+                f"--max-cost {self.max_cost:g} needs the prices of the model {self.model!r}, which are not "
+                "known: set DEEP_RESEARCHER_PRICE_INPUT and DEEP_RESEARCHER_PRICE_OUTPUT (US dollars per "
+                f'million tokens), or [prices."{self.model}"] in the config file'
+            )
+
     def stored(self) -> dict[str, Any]:
         """What run.json keeps, so `resume` runs with the same settings (no secrets)."""
         return self.model_dump(mode="json", exclude=_NOT_STORED)
+
+
+# Where each variable read from a .env file came from ("DEEP_RESEARCHER_MAX_STEPS": (".env line 3",
+# "abc")), to name the line when its value is wrong.
+_dotenv_origins: dict[str, tuple[str, str]] = {}
+
+
+def load_dotenv_file(folder: Path | None = None, environ: MutableMapping[str, str] | None = None) -> None:
+    """Read FOLDER/.env (the working folder by default) into the environment, below it: a variable
+    the environment already has keeps its value (and flags win over both, as over any variable).
+
+    python-dotenv reads it: the usual syntax (comments, quotes, `export`, `${VAR}`). A line that is
+    not NAME=value is named in a warning, never shown (it may hold a key)."""
+    import io
+    import logging
+    import sys
+
+    environ = os.environ if environ is None else environ
+    path = (folder or Path.cwd()) / ".env"
+    if not path.is_file():  # none, or a folder (`python -m venv .env` is a common name for one)
+        return
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    from dotenv import dotenv_values
+    from dotenv.parser import parse_stream
+
+    logging.getLogger("dotenv.main").setLevel(logging.ERROR)  # its own warning shows the bad line's text
+    shown = ".env" if folder is None else str(path)
+    lines: dict[str, int] = {}
+    for binding in parse_stream(io.StringIO(text)):
+        raw = binding.original.string
+        line = binding.original.line + raw[: len(raw) - len(raw.lstrip())].count("\n")  # blank lines before it
+        if binding.error:
+            print(f"deep-researcher: warning: {shown} line {line} is not NAME=value and is ignored", file=sys.stderr)
+        elif binding.key is not None:
+            lines[binding.key] = line
+    for name, value in dotenv_values(stream=io.StringIO(text), interpolate=True).items():
+        if value is None or name in environ:
+            continue
+        environ[name] = value
+        _dotenv_origins[name] = (f"{shown} line {lines.get(name, 0)}", value)
+
+
+def _env_origin(setting: str, env: Mapping[str, str]) -> str:
+    """How a value from the environment is named in an error: the variable, and the .env line."""
+    variable = env_name(setting)
+    origin = _dotenv_origins.get(variable)
+    if origin is not None and env.get(variable) == origin[1]:
+        return f"{variable} in {origin[0]}"
+    return variable
 
 
 def env_name(setting: str) -> str:
@@ -212,7 +294,7 @@ def load_settings(
         layer({k: v for k, v in stored.items() if k in Settings.model_fields}, lambda name: f"{name} in the run's stored settings")
     from_env = _from_env(env)
     env_price = from_env.pop("_price", None)
-    layer(from_env, env_name)
+    layer(from_env, lambda name: _env_origin(name, env))
     layer({k: v for k, v in (flags or {}).items() if v is not None}, lambda name: "--" + name.replace("_", "-"))
     warn_unknown_variables(env)
     merged = {k: _absolute(k, v) for k, v in merged.items()}
@@ -234,7 +316,7 @@ def load_settings(
     return settings
 
 
-_PATHS = ("corpus", "prompts", "workspace", "config", "browser_path")
+_PATHS = ("corpus", "prompts", "workspace", "config", "browser_path", "mcp_config")
 
 
 def _absolute(name: str, value: Any) -> Any:

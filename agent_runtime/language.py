@@ -42,8 +42,8 @@ _CODE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$")
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "references": "References",
-        "entry_fetched": "{number}. {title}{end} {url} (accessed {date})",
-        "entry_seen": "{number}. {title}{end} {url} (seen in search results {date})",
+        "entry_fetched": "{number}. {title}{end}{url} (accessed {date})",
+        "entry_seen": "{number}. {title}{end}{url} (seen in search results {date})",
         "appendix": "Appendix: problems found at finalization",
         "appendix_intro": "This report was finalized with these problems unresolved.",
         "appendix_removed": "Code removed from the text: {what}.",
@@ -96,8 +96,8 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "zh": {
         "references": "参考文献",
-        "entry_fetched": "{number}. {title}{end} {url}（访问于 {date}）",
-        "entry_seen": "{number}. {title}{end} {url}（见于搜索结果 {date}）",
+        "entry_fetched": "{number}. {title}{end}{url}（访问于 {date}）",
+        "entry_seen": "{number}. {title}{end}{url}（见于搜索结果 {date}）",
         "appendix": "附录：定稿时发现的问题",
         "appendix_intro": "本报告定稿时以下问题仍未解决。",
         "appendix_removed": "程序从正文中删除了：{what}。",

@@ -14,7 +14,8 @@
     with ScriptedEndpoint(lambda messages, tools: reply(call("all_finished", result="…", report_path="r.md"))) as ep:
         subprocess.run(["deep-researcher", "run", "T"], env={**os.environ, "OPENAI_BASE_URL": ep.url, ...})
 
-`python -m agent_runtime.testing --script package.module:function` serves a script from the shell.
+`python -m agent_runtime.testing [--script package.module:function]` serves a script from the shell
+(by default `demo_script`, a whole research in three steps) and prints its OPENAI_BASE_URL.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import dataclasses
 import importlib
 import inspect
 import json
+import re
 import socket
 import struct
 import threading
@@ -461,6 +463,39 @@ def scratch_context(root: Path, title: str = "Test research", **settings: Any) -
     )
 
 
+_RESULT = re.compile(r"^\[(S\d+)\] (.+?) — (\S+)(?: — (.+))?$", re.M)
+_TITLE = re.compile(r"^# (.+)$", re.M)
+DEMO_CHAPTER = "Notebook/01_findings.md"
+
+
+def demo_script(messages: list[Message], tools: list[ToolSchema]) -> Reply:
+    """The scripted researcher `python -m agent_runtime.testing` serves when given no script: it
+    searches for the title, writes one chapter citing the first result (in that result's own
+    words), and finishes. So a whole run, report and References included, can be watched without
+    a model; with `--search local --corpus DIR` it needs no network either."""
+    names = {str(tool.get("function", {}).get("name")) for tool in tools}
+    if "write_attached" in names:  # the File agent, writing the chapter the main agent attached
+        return reply(call("write_attached", file_path=DEMO_CHAPTER), call("finish", answer=f"Wrote {DEMO_CHAPTER}."))
+    if "all_finished" not in names:  # the citation judge or the summarizer: nothing to add
+        return Reply(content="")
+    observations = [str(m.get("content")) for m in messages if m.get("role") == "tool"]
+    if not observations:
+        heading = _TITLE.search(str(messages[1].get("content")) if len(messages) > 1 else "")
+        query = heading.group(1).strip() if heading else "research"
+        return reply(call("web_search", query=query, max_results=5))
+    if len(observations) == 1:
+        found = _RESULT.search(observations[0])
+        if found:
+            source, title, _, snippet = found.groups()
+            sentence = (snippet or title).strip().rstrip("….")
+            chapter = f"## Findings\n\n{sentence} [{source}].\n"
+        else:
+            chapter = "## Findings\n\nThe search found no source on this question.\n"
+        description = f"write the attached chapter to {DEMO_CHAPTER}"
+        return reply(call("file_operation", operation_description=description, content=chapter))
+    return reply(call("all_finished", result="A scripted demo run.", chapters=[DEMO_CHAPTER]))
+
+
 def _load_script(spec: str) -> Script:
     module_name, _, attribute = spec.partition(":")
     script: Script = getattr(importlib.import_module(module_name), attribute)
@@ -468,11 +503,26 @@ def _load_script(spec: str) -> Script:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Serve a scripted model as an OpenAI-compatible endpoint.")
-    parser.add_argument("--script", required=True, help="module:function taking (messages, tools) → Reply")
+    parser = argparse.ArgumentParser(
+        prog="python -m agent_runtime.testing",
+        description="Serve a scripted model as an OpenAI-compatible endpoint on 127.0.0.1 until Ctrl-C.",
+    )
+    parser.add_argument(
+        "--script", help="module:function taking (messages, tools) → Reply (default: a demo research: "
+        "search the title, write one cited chapter, finish)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    with ScriptedEndpoint(_load_script(args.script)) as endpoint:
+    try:
+        script = _load_script(args.script) if args.script else demo_script
+    except (ImportError, AttributeError, ValueError) as exc:
+        parser.error(f"--script {args.script!r}: {exc} (give module:function, e.g. mypackage.scripts:research)")
+    with ScriptedEndpoint(script) as endpoint:
         print(f"OPENAI_BASE_URL={endpoint.url}", flush=True)
+        print(
+            f"Then, in another shell: deep-researcher run TITLE --base-url {endpoint.url} --api-key test "
+            "--search local --corpus DIR   (Ctrl-C here stops the endpoint)",
+            flush=True,
+        )
         try:
             while True:
                 time.sleep(3600)

@@ -40,7 +40,7 @@ from actions.web.digest import cut, fence, new_boundary, one_line
 from actions.web.local_corpus import LocalCorpus, index_path_for
 from actions.web.providers.base import API_TIMEOUT, SearchProvider, SearchResult
 from actions.web.providers.brave import BraveProvider
-from actions.web.providers.duckduckgo import DuckDuckGoProvider
+from actions.web.providers.duckduckgo import UNREACHABLE, UNREACHABLE_ADVICE, DuckDuckGoProvider
 from actions.web.providers.jina import JinaProvider
 from actions.web.providers.searxng import SearxngProvider
 from actions.web.providers.serper import SerperProvider
@@ -53,6 +53,8 @@ from agent_runtime.errors import ActionError, AllProvidersFailedError, ConfigErr
 
 __all__ = [
     "PROVIDERS",
+    "UNREACHABLE",
+    "UNREACHABLE_ADVICE",
     "ProviderChain",
     "SearchError",
     "SearchProvider",
@@ -193,6 +195,9 @@ class ProviderChain:
     async def aclose(self) -> None:
         if self.client is not None:
             await self.client.aclose()
+        for provider in self.providers:
+            if isinstance(provider, LocalCorpus):
+                provider.close()  # its index connection and its folder watch
 
     async def search(self, query: str, max_results: int) -> tuple[str, list[SearchResult]]:
         """(the provider that answered, its results); raises AllProvidersFailedError."""
@@ -306,12 +311,17 @@ async def web_search(ctx: ActionContext, query: str, max_results: int = 10) -> O
         provider, results = await chain.search(query, max_results)
     except AllProvidersFailedError as failed:
         reasons = "\n".join(f"- {failure}" for failure in failed.failures)
+        if any(UNREACHABLE in failure for failure in failed.failures):  # no network: retrying is useless
+            todo = ("What to do: do not search again in this run; work with the sources you already have, "
+                    "and say in your notes that web search was unavailable.")  # fmt: skip
+        else:
+            todo = ("What to do: wait a little and search again, rephrase the query, or work with the sources "
+                    "you already have (a person can configure another provider with --search).")  # fmt: skip
         raise ActionError(
-            f"web search failed for {query!r}; every configured provider failed:\n{reasons}\n"
-            "What to do: wait a little and search again, rephrase the query, or work with the sources "
-            "you already have (a person can configure another provider with --search)."
+            f"web search failed for {query!r}; every configured provider failed:\n{reasons}\n{todo}"
         ) from None
     results = _dedupe(results)[:max_results]
+    notes.extend(note for p in chain.providers if isinstance(p, LocalCorpus) and (note := p.failure_note()))
     plural = "s" if len(results) != 1 else ""
     header = f'web_search "{cut(query, 200)}" — {len(results)} result{plural} ({provider})'
     if notes:

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 import agent_runtime.domain.citation_audit as citation_audit
 import agent_runtime.language as lang
+from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.citecheck.figures import describe
 from agent_runtime.domain.finalize import finalize, strip_references
 from agent_runtime.domain.ledger import Ledger
@@ -73,6 +74,8 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
     from agent_runtime.engine.prompts import Prompts
 
     space = Workspace(path)
+    if not space.root.is_dir() or not space.exists():
+        raise WorkspaceError(not_a_workspace(space.root))
     report_file = space.root / REPORT
     if not report_file.is_file():
         raise WorkspaceError(f"{report_file} does not exist: audit checks a finished report; finish the run first")

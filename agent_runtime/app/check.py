@@ -1,13 +1,16 @@
 """`deep-researcher check`: prove in seconds, before an hour-long run, that a setup works.
 
-Each check prints one line, `ok`, `FAIL` (the run cannot work: the line says what to do) or `note`
-(the run works without it, e.g. no Chromium), and the command exits 0 only when nothing failed:
+Each check prints one line, `ok`, `FAIL` (the run cannot work: the line says what to do), `warn`
+(the run would start, but maybe not as meant: a model name one letter off a listed one, on a
+server that answers to any name) or `note` (the run works without it, e.g. no Chromium, no
+prices), and the command exits 0 only when nothing failed:
 
     ok    endpoint    http://127.0.0.1:8080/v1 answers and accepts the key
     ok    model       qwen2.5-7b is served
-    ok    tool calls  a native tool call came back (1.4 s)
+    ok    tool calls  a native tool call came back (1.4 s): the model called the one tool it was …
     ok    search      local: answered (3 results for "research")
     note  browser     Chromium was not found (...); pages are read over HTTP only
+    note  cost        no prices known for qwen2.5-7b: runs show the cost as unknown; set …
 
 With `--offline` a first line says what the run will not do (nothing leaves the machine but the
 model's requests), and notes a model endpoint that is not on this machine or a private network:
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import difflib
 import os
 import tempfile
 import time
@@ -51,7 +55,7 @@ from agent_runtime.errors import (
 )
 from sandbox.url_policy import is_public_address, parse_ip_host
 
-Verdict = Literal["ok", "FAIL", "note"]
+Verdict = Literal["ok", "FAIL", "warn", "note"]
 SEARCH_QUERY = "research"
 SEARCH_TIMEOUT = 30.0
 
@@ -106,13 +110,34 @@ class SetupCheck:
             self.check_offline()
         await self.check_model()
         await self.check_search()
+        await self.check_mcp()
         if not s.offline:
             await self.check_browser()
+        self.check_cost()
         if self.failed:
             print(f"{self.failed} problem(s): fix the lines marked FAIL, then check again.", file=self.out)
             return 1
+        warned = sum(line.verdict == "warn" for line in self.lines)
+        if warned:
+            print(f"Ready, with {warned} warning{'s' if warned > 1 else ''}: a run would start, but read the "
+                  "lines marked warn first.", file=self.out)  # fmt: skip
+            return 0
         print("Ready: `deep-researcher run TITLE` with these settings will work.", file=self.out)
         return 0
+
+    async def check_mcp(self) -> None:
+        """Each configured MCP server started (as a run starts it), its tools listed, then stopped."""
+        if self.settings.mcp_config is None:
+            return
+        from actions.mcp import check_servers
+
+        try:
+            lines = await check_servers(self.settings.mcp_config)
+        except ConfigError as exc:
+            self._say("FAIL", "mcp", str(exc))
+            return
+        for ok, text in lines:
+            self._say("ok" if ok else "FAIL", "mcp", text)
 
     def _waiting(self, seconds: float) -> None:
         if seconds >= self._next_wait_notice:
@@ -162,13 +187,21 @@ class SetupCheck:
         if served is not None and s.model in served:
             self._say("ok", "model", f"{s.model} is served")
         working = await self._tool_calls(model)
-        if served is not None and s.model not in served and working:
+        near = difflib.get_close_matches(s.model, sorted(served or ()), n=3, cutoff=0.75)
+        if served is not None and s.model not in served and working and near:
+            # A server that answers to any name (llama.cpp, some proxies) also answers a typo: the
+            # run would work, but perhaps not with the model meant.
+            names = " or ".join(repr(name) for name in near)
+            self._say("warn", "model", f"{s.model} is not listed by {endpoint}/models, though the server "
+                      f"answered under that name; did you mean {names}? (--model)")  # fmt: skip
+        elif served is not None and s.model not in served and working:
             # llama.cpp and some proxies answer to any name: what counts is that it answered.
             self._say("ok", "model", f"{s.model} answers (not listed by {endpoint}/models)")
         elif served is not None and s.model not in served:
             listed = ", ".join(sorted(served)[:8]) + (" …" if len(served) > 8 else "")
+            hint = f"; did you mean {' or '.join(repr(name) for name in near)}?" if near else ""
             self._say(
-                "FAIL", "model", f"{s.model} is not served here ({listed or 'none listed'}); check --model"
+                "FAIL", "model", f"{s.model} is not served here ({listed or 'none listed'}){hint}; check --model"
             )
 
     async def _served_models(self, model: OpenAIModel) -> set[str] | None:
@@ -204,20 +237,20 @@ class SetupCheck:
             if not auto:
                 self._say("FAIL", "tool calls", str(exc))
                 return True  # it answered: the model exists
-            works = False
+            works = None
         except ModelError as exc:
             self._say("FAIL", "tool calls", str(exc))
             return False
         if works:
-            self._say(
-                "ok", "tool calls", f"a {mode} tool call came back ({time.monotonic() - started:.1f} s)"
-            )
+            self._say("ok", "tool calls", f"a {mode} tool call came back ({time.monotonic() - started:.1f} s): "
+                      f"the model called the one tool it was offered {works}, so it can drive the agent's "
+                      "actions")  # fmt: skip
             remember_tool_mode(self.settings, mode, self.env)
             return True
         try:
             other_works = await _one_tool_call(model, other, self.settings.prompts)
         except ModelError:
-            other_works = False
+            other_works = None
         serving = (
             "; a local server needs its tool-call support on (llama-server --jinja, vLLM "
             "--enable-auto-tool-choice --tool-call-parser NAME, Ollama with a model tagged 'tools')"
@@ -237,6 +270,19 @@ class SetupCheck:
                       "drive the agent: choose a model trained for tool use (e.g. Qwen2.5 7B or larger)"
                       + serving)  # fmt: skip
         return True  # it answered: the model exists
+
+    # -- cost --------------------------------------------------------------------------------------
+    def check_cost(self) -> None:
+        s, price = self.settings, self.settings.price()
+        if price is not None:
+            self._say("ok", "cost", f"{s.model}: ${price.input:g} in / ${price.output:g} out per million tokens")
+            return
+        where = (f"set DEEP_RESEARCHER_PRICE_INPUT / _OUTPUT (US dollars per million tokens), or "
+                 f"[prices.\"{s.model}\"] in the config file")  # fmt: skip
+        if s.max_cost is not None:
+            self._say("FAIL", "cost", f"--max-cost needs the prices of {s.model}, which are not known: {where}")
+        else:
+            self._say("note", "cost", f"no prices known for {s.model}: runs show the cost as unknown; {where}")
 
     # -- search ------------------------------------------------------------------------------------
     async def check_search(self) -> None:
@@ -258,7 +304,8 @@ class SetupCheck:
             async with asyncio.timeout(SEARCH_TIMEOUT):
                 results = await provider.search(SEARCH_QUERY, 3)
         except (ConfigError, SearchError) as exc:
-            return "FAIL", "search", f"{name}: {str(exc)[:300]}"
+            said = str(exc).removeprefix(f"{name} ")  # "duckduckgo: cannot be reached …", not the name twice
+            return "FAIL", "search", f"{name}: {said[:600]}"
         except TimeoutError:
             return "FAIL", "search", f"{name}: no answer within {SEARCH_TIMEOUT:g} s"
         return "ok", "search", f"{name}: answered ({len(results)} results for {SEARCH_QUERY!r})"
@@ -304,8 +351,9 @@ def _endpoint_place(url: str) -> str | None:
     return f"{host} is a host name, which may be on the internet (make sure it is a server of your own)"
 
 
-async def _one_tool_call(model: OpenAIModel, mode: ToolMode, prompts_dir: Path | None) -> bool:
-    """Ask for one call of `report_word`; True when the reply carries it (in any tolerated form)."""
+async def _one_tool_call(model: OpenAIModel, mode: ToolMode, prompts_dir: Path | None) -> str | None:
+    """Ask for one call of `report_word`. None when the reply does not carry it (in any tolerated
+    form), else what the call proved, in words: whether its argument was the one asked for."""
     actions = ActionSet.of([report_word])
     system = Prompts(prompts_dir).render("check_system.j2", tool_mode=mode, actions=list(actions))
     messages = [
@@ -314,10 +362,18 @@ async def _one_tool_call(model: OpenAIModel, mode: ToolMode, prompts_dir: Path |
     ]
     raw = await model.complete(messages, actions.schemas() if mode == "native" else [])
     reply = parse_reply(raw, mode, actions.names())
-    return any(call.name == "report_word" and not call.error for call in reply.calls)
+    called = [call for call in reply.calls if call.name == "report_word" and not call.error]
+    if not called:
+        return None
+    if any(str(call.arguments.get("word", "")).strip().strip("\"'").lower() == "ready" for call in called):
+        return "with the argument asked for"
+    return "(though not with the argument asked for)"
 
 
 def run_check(settings: Settings, out: TextIO) -> int:
+    from actions.mcp.config import refuse_offline_with_mcp
+
+    refuse_offline_with_mcp(settings)  # a usage error (exit 2), as `run` says, before anything is checked
     return asyncio.run(SetupCheck(settings, out).run())
 
 

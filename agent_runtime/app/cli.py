@@ -1,4 +1,4 @@
-"""`deep-researcher run | resume | inspect | check | view | export | audit`.
+"""`deep-researcher run | resume | inspect | check | view | export | audit | batch | mcp`.
 
 Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
 (resumable). Every failure a user can cause ends in one short message, never a traceback.
@@ -70,6 +70,10 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         help="check citations by code only, or also let the model judge every cited pair (default)",
     )  # fmt: skip
     add("--browser-path", type=Path, help="Chromium executable for the browser (default: chromium on PATH)")
+    add(
+        "--mcp-config", type=Path, metavar="FILE",
+        help='MCP servers whose tools the agent may call: the {"mcpServers": …} JSON of Claude Desktop / Cursor',
+    )  # fmt: skip
     add("--config", type=Path, help="TOML config file (default ~/.config/deep-researcher/config.toml)")
     add("-q", "--quiet", action="store_true", default=None, help="print only the outcome")
     _add_debug(parser)
@@ -131,11 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a workspace, or a folder of workspaces (default: the current folder)",
     )  # fmt: skip
     view.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 picks a free one)")
-    _add_debug(view)
+    _add_run_flags(view)  # the defaults of runs started from the page (and --debug)
     export = commands.add_parser("export", help="the report as a self-contained HTML, DOCX or PDF file")
     export.add_argument("workspace", type=Path)
     export.add_argument("--format", required=True, choices=["html", "docx", "pdf"], dest="format")
-    export.add_argument("--output", type=Path, help="the file to write (default: WORKSPACE/report.FORMAT)")
+    export.add_argument(
+        "--output", help="the file to write, or a folder to write report.FORMAT in (default: WORKSPACE/report.FORMAT)"
+    )  # a str: a trailing "/" says "a folder", which a Path would drop
     export.add_argument("--browser-path", type=Path, help="Chromium executable for PDF (default: on PATH)")
     _add_debug(export)
     audit = commands.add_parser(
@@ -143,6 +149,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument("workspace", type=Path)
     _add_run_flags(audit)
+    batch = commands.add_parser(
+        "batch", help="many runs from a JSONL or CSV file, here (--jobs) or on a Dask cluster (--scheduler)"
+    )
+    batch.add_argument("file", type=Path, help="tasks: JSONL (title or prompt, id, purpose, language) or CSV")
+    batch.add_argument("--out", type=Path, required=True, help="folder of the workspaces and results.jsonl")
+    batch.add_argument("--jobs", type=int, help="runs at once (default 4 here; on a cluster: its threads)")
+    batch.add_argument("--scheduler", help="an existing Dask scheduler, e.g. tcp://HOST:8786")
+    batch.add_argument(
+        "--batch-max-cost", type=float,
+        help="total cost in US dollars across the batch: once reached, no new run starts",
+    )  # fmt: skip
+    _add_run_flags(batch)
+    mcp = commands.add_parser(
+        "mcp", help="serve the research as an MCP server over stdio (for Claude Desktop, Cursor, VS Code)"
+    )
+    mcp.add_argument(
+        "--folder", type=Path, default=Path("."),
+        help="where the workspaces of the runs it starts go (default: the current folder)",
+    )  # fmt: skip
+    _add_debug(mcp)
     return parser
 
 
@@ -150,7 +176,7 @@ _SETTING_FLAGS = (
     "model", "base_url", "api_key", "max_steps", "max_tokens", "max_cost", "max_time", "context_window",
     "tool_mode", "search", "corpus", "file_model", "parallel", "prompts", "allow_private_urls", "quiet", "browser_path",
     "language",
-    "verify_citations", "tool_choice", "offline",
+    "verify_citations", "tool_choice", "offline", "mcp_config",
 )  # fmt: skip
 
 
@@ -164,7 +190,14 @@ def _build(args: argparse.Namespace) -> Researcher:
     from agent_runtime.engine.model import check_endpoint_reachable
 
     if args.command == "run":
+        from agent_runtime.app.researcher import check_input_lengths
+
+        check_input_lengths(args.title, args.purpose)  # usage errors before anything is reached
         settings = load_settings(_flags(args), config_file=args.config)
+        settings.require_prices_for_cost_budget()
+        from actions.mcp.config import check_mcp_config
+
+        check_mcp_config(settings)  # a usage error before the endpoint is tried
         check_endpoint_reachable(settings.base_url)
         return Researcher.start(args.title, purpose=args.purpose, workspace=args.workspace, settings=settings)
     researcher = Researcher.resume(
@@ -174,11 +207,13 @@ def _build(args: argparse.Namespace) -> Researcher:
     return researcher
 
 
-def _print_outcome(result: RunResult) -> None:
+def _print_outcome(result: RunResult, priced: bool) -> None:
+    from agent_runtime.config import describe_cost
+
     t, s = result.totals, result.summary
     figures = (
         f"{t.steps} steps, {t.model_calls} model calls, {t.prompt_tokens:,} tokens in, "
-        f"{t.completion_tokens:,} out, ${t.cost:.4f}, {t.elapsed_seconds:.0f}s; sources: "
+        f"{t.completion_tokens:,} out, {describe_cost(t.cost, priced)}, {t.elapsed_seconds:.0f}s; sources: "
         f"{s.get('sources_seen', 0)} seen, {s.get('sources_fetched', 0)} fetched, {s.get('sources_cited', 0)} cited"
     )
     citations = s.get("citations")
@@ -203,6 +238,49 @@ def _print_outcome(result: RunResult) -> None:
         command = result.next_command or f"deep-researcher resume {result.workspace}"
         budgets = " (budgets count the whole run, resumes included)" if "--max-" in command else ""
         print(f"Continue with: {command}{budgets}", file=sys.stderr)
+        advice = _search_advice(result.workspace)
+        if advice:
+            print(advice, file=sys.stderr)
+
+
+def _search_advice(workspace: Path) -> str | None:
+    """What to do when the run's web search could not reach its engines (no network, no DNS).
+    Only the log's last 2 MB are read: a long run's log is hundreds of MB, and a failure that
+    matters for this stop is a recent one."""
+    from actions.web.search import UNREACHABLE, UNREACHABLE_ADVICE
+    from agent_runtime.engine.workspace import Workspace
+
+    try:
+        with Workspace(workspace).events_file.open("rb") as log:
+            log.seek(max(0, log.seek(0, 2) - 2_000_000))
+            tail = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in reversed(tail.splitlines()):
+        if '"search_provider_failed"' in line and UNREACHABLE in line:
+            provider = "duckduckgo" if '"duckduckgo"' in line else "the search provider"
+            return f"Search could not reach {provider} from this machine: {UNREACHABLE_ADVICE}."
+    return None
+
+
+def _already_finished(args: argparse.Namespace) -> bool:
+    """`resume` of a run that finished: say so and where its report is, and call no model."""
+    from agent_runtime.engine.run_record import load_meta
+    from agent_runtime.engine.workspace import Workspace
+
+    space = Workspace(args.workspace)
+    if not space.run_file.is_file():
+        return False
+    meta = load_meta(space.run_file)
+    if meta is None or meta.status != "finished":
+        return False
+    report = space.root / (meta.report_path or "report.md")
+    print(f"{space.root} is already finished: its report is {report}. Nothing was run.")
+    print(
+        f"To look at it: deep-researcher inspect {space.root}; to re-check its citations: "
+        f"deep-researcher audit {space.root}; for new research: deep-researcher run TITLE"
+    )
+    return True
 
 
 async def _run(researcher: Researcher) -> RunResult:
@@ -229,6 +307,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     args = build_parser().parse_args(argv)
     try:
+        from agent_runtime.config import load_dotenv_file
+
+        load_dotenv_file()  # ./.env, below the environment (flags win over both)
         return _command(args)
     except SettingValueError as exc:  # a bad value is a usage error, wherever it was given
         print(f"deep-researcher: error: {exc}", file=sys.stderr)
@@ -260,8 +341,24 @@ def _command(args: argparse.Namespace) -> int:
         return asyncio.run(audit_workspace(args.workspace, _flags(args), args.config, sys.stdout))
     if args.command == "view":
         from agent_runtime.app.view import serve
+        from agent_runtime.app.view.control import RunDefaults
 
-        return serve(args.folder, port=args.port)
+        if _flags(args) or args.config is not None:  # a bad value is a usage error now, not at a start
+            from agent_runtime.config import load_settings
+
+            load_settings(_flags(args), config_file=args.config)
+        return serve(args.folder, port=args.port, defaults=RunDefaults(_flags(args), args.config))
+    if args.command == "batch":
+        from agent_runtime.app.batch import TaskFileError, batch_command
+
+        try:
+            return batch_command(
+                args.file, args.out, jobs=args.jobs, scheduler=args.scheduler,
+                max_batch_cost=args.batch_max_cost, flags=_flags(args), config=args.config, debug=args.debug,
+            )  # fmt: skip
+        except TaskFileError as exc:  # the task file or --out: fix the command, nothing started
+            print(f"deep-researcher: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     if args.command == "export":
         from agent_runtime.app.export import export_report
 
@@ -269,6 +366,12 @@ def _command(args: argparse.Namespace) -> int:
             args.workspace, args.format, output=args.output, browser_path=args.browser_path
         )
         print(f"Exported: {written}")
+        return 0
+    if args.command == "mcp":
+        from agent_runtime.app.mcp_server import serve_mcp
+
+        return serve_mcp(args.folder)
+    if args.command == "resume" and _already_finished(args):
         return 0
     from agent_runtime.app.live import attach_live_view
 
@@ -279,7 +382,7 @@ def _command(args: argparse.Namespace) -> int:
     result = asyncio.run(_run(researcher))
     if result.crash and args.debug:
         print(result.crash, file=sys.stderr)
-    _print_outcome(result)
+    _print_outcome(result, researcher.settings.price() is not None)
     return result.exit_code
 
 

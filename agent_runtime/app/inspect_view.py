@@ -9,6 +9,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.wording import not_a_workspace
+from agent_runtime.config import COST_UNKNOWN, describe_cost, priced
 from agent_runtime.domain.tasks import research_tasks
 from agent_runtime.engine.run_record import load_meta, read_events
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
@@ -18,7 +20,7 @@ from agent_runtime.errors import WorkspaceError
 def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
     space = Workspace(root)
     if not space.overall_dashboard.is_file() and not space.run_file.is_file():
-        raise WorkspaceError(f"{space.root} is not a research workspace (no {OVERALL_DASHBOARD})")
+        raise WorkspaceError(not_a_workspace(space.root))
     meta = load_meta(space.run_file)
     if meta is None:
         title, purpose = space.title_from_dashboard()
@@ -84,9 +86,11 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
     )
     totals = state.get("totals")
     if totals:
+        known = priced(state.get("settings") or {})
+        cost = f"cost {describe_cost(totals['cost'], True)}" if known else COST_UNKNOWN
         out.append(
             f"steps:     {totals['steps']} · model calls {totals['model_calls']} · tokens {totals['prompt_tokens']:,} in / "
-            f"{totals['completion_tokens']:,} out · cost ${totals['cost']:.4f} · {totals['elapsed_seconds']:.0f}s"
+            f"{totals['completion_tokens']:,} out · {cost} · {totals['elapsed_seconds']:.0f}s"
         )
     summary = state.get("summary") or {}
     if summary:

@@ -9,19 +9,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shlex
+import sys
 import traceback
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import agent_runtime.language as language
 from actions import main_actions
+from actions.mcp.config import check_mcp_config
 from actions.research_task import unfinished_research_note
 from actions.unfinished_report import write_unfinished_report
 from actions.web import check_search_settings
+from actions.web.local_corpus import unread_files, unread_note
 from agent_runtime.app.endpoint_notes import recall_tool_mode
+from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.domain.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
@@ -43,6 +47,8 @@ from agent_runtime.engine.run_record import (
 )
 from agent_runtime.engine.workspace import (
     CURRENT_DASHBOARD,
+    MAX_PURPOSE_CHARS,
+    MAX_TITLE_CHARS,
     OVERALL_DASHBOARD,
     SOURCES,
     RunLock,
@@ -56,10 +62,14 @@ from agent_runtime.errors import (
     EXIT_INTERRUPTED,
     ConfigError,
     DeepResearcherError,
+    SettingValueError,
     StorageError,
     WorkspaceError,
 )
 from sandbox.redaction import redact
+
+if TYPE_CHECKING:  # the SDK-backed servers are imported only when a run has some
+    from actions.mcp.servers import McpServers
 
 # Left out of the compact profile: a small model drives a delegated agent or a browser poorly,
 # and each costs hundreds of tokens of tool description in every request.
@@ -174,7 +184,10 @@ class Researcher:
             raise ConfigError(
                 'the research title is empty; give a title, e.g. "Solid-state batteries in 2026"'
             )
+        check_input_lengths(title, purpose)
+        settings.require_prices_for_cost_budget()
         check_search_settings(settings)  # a missing key is reported now, not mid-run
+        check_mcp_config(settings)
         space = Workspace(Path(workspace) if workspace else default_workspace(title))
         if not space.holds_nothing():
             raise WorkspaceError(_not_empty(space))
@@ -219,13 +232,15 @@ class Researcher:
         """Continue the run in `workspace` with its stored settings (`flags` override them). Without
         its run.json only with `new_settings=True`: then the given settings are the run's."""
         space = Workspace(Path(workspace))
+        if not space.root.exists() or not space.root.is_dir():
+            raise WorkspaceError(not_a_workspace(space.root))
         if space.holds_nothing():
             raise WorkspaceError(
                 f"{space.root} holds no research run (none was started there, or its creation was "
                 f"interrupted before it began); start one with `deep-researcher run TITLE --workspace {space.root}`"
             )
         if not space.exists():
-            raise WorkspaceError(f"{space.root} is not a research workspace (no {OVERALL_DASHBOARD})")
+            raise WorkspaceError(not_a_workspace(space.root))
         lock = space.lock()
         try:
             return cls._resume_locked(
@@ -264,7 +279,10 @@ class Researcher:
         )  # a run stored before the setting existed gets the language of its title
         if (flags or {}).get("context_window") is not None:
             meta.context_windows.clear()  # the user says what the window is now: believe them
+        if meta.status != "finished":
+            settings.require_prices_for_cost_budget()
         check_search_settings(settings)
+        check_mcp_config(settings)
         model = model or build_model(settings)
         space.remove_stale_temp_files()
         space.ensure_layout()
@@ -341,10 +359,24 @@ class Researcher:
         try:
             meta.status, meta.stop_reason = "running", None
             self.ctx.save()
+            if self.settings.corpus is not None:  # files of a kind it cannot read: named, never skipped silently
+                unread = await asyncio.to_thread(unread_files, self.settings.corpus)
+                if unread:
+                    self.events.append("corpus_skipped", count=len(unread), files=unread[:100])
+                    if not self.settings.quiet:
+                        print(unread_note(unread), file=sys.stderr)
+            # The MCP servers first: the live view and `deep-researcher mcp` say "started" once they see
+            # run_started, so a server that cannot start must end the run before it is written.
+            servers = await self._start_mcp_servers()
             self.events.append(
                 "run_started", title=meta.title, resumes=meta.resumes, model=self.settings.model,
                 tool_mode=self.ctx.tool_mode(),
             )  # fmt: skip
+            if servers is not None:
+                self.events.append(
+                    "mcp_servers_started", servers=[s.config.name for s in servers.servers],
+                    tools=[tool.name for tool in servers.actions],
+                )  # fmt: skip
             outcome = await AgentLoop(self.agent_spec(), self.ctx).run()
             return self._end(outcome)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -358,6 +390,21 @@ class Researcher:
             await self.ctx.services.aclose()  # the fetcher, the search client, the browser
             self.events.close()
             self.close()
+
+    async def _start_mcp_servers(self) -> McpServers | None:
+        """The configured MCP servers, started for this run (stopped with the run's services, on
+        every way out of run()); their tools join the main agent's list after its own, in a fixed
+        order, and the Research agents' (actions.mcp.mcp_actions_for)."""
+        if self.settings.mcp_config is None:
+            return None
+        from actions.mcp import McpServers, start_servers
+
+        servers = await start_servers(self.settings.mcp_config)
+        self.ctx.services.provide(McpServers, servers)
+        for tool in servers.actions:
+            self.actions.actions.setdefault(tool.name, tool)
+        self._system_prompts.clear()  # json mode lists the actions in the system prompt
+        return servers
 
     def close(self) -> None:
         """Let the workspace go (run() does it when it ends)."""
@@ -448,6 +495,20 @@ def run_summary(ctx: ActionContext) -> dict[str, Any]:
         **({"report": "unfinished"} if ctx.meta.summary.get("report") == "unfinished" else {}),
         **({"citations": ctx.meta.summary["citations"]} if "citations" in ctx.meta.summary else {}),
     }
+
+
+def check_input_lengths(title: str, purpose: str | None) -> None:
+    if len(title) > MAX_TITLE_CHARS:
+        raise SettingValueError(
+            f"the title is {len(title):,} characters long; a title may have at most {MAX_TITLE_CHARS:,}: "
+            f"give a short title and put the details in --purpose (up to {MAX_PURPOSE_CHARS:,} characters)"
+        )
+    if purpose is not None and len(purpose) > MAX_PURPOSE_CHARS:
+        raise SettingValueError(
+            f"the purpose is {len(purpose):,} characters long; a purpose may have at most "
+            f"{MAX_PURPOSE_CHARS:,}: say what the report is for, and give long material as documents "
+            "with --search local --corpus DIR"
+        )
 
 
 def _not_empty(space: Workspace) -> str:

@@ -106,6 +106,18 @@ class FinalReport:
     flagged: list[str] = field(default_factory=list)  # the appendix's entries for † citations
 
 
+def _title_end(title: str, language: str) -> str:
+    """What follows a reference's title, before its URL. Never "What is a fen?." In Chinese, a full
+    stop "。" with no space after it (full-width punctuation carries its own room), as a Chinese
+    reader expects; the space stays after a title that ends in a Latin "?" or ".", so the URL
+    stands apart."""
+    if language == "zh":
+        if title.endswith(("。", "？", "！")):
+            return ""
+        return " " if title.endswith((".", "?", "!")) else "。"
+    return " " if title.endswith((".", "?", "!", "。", "？", "！")) else ". "
+
+
 def strip_references(text: str) -> str:
     """Remove every References section the model wrote (each up to the next heading of its level or
     higher): a report assembled from chapters may carry one per chapter."""
@@ -223,8 +235,7 @@ def finalize(
         when = (record.fetched_at or record.first_seen or "")[:10]
         title = record.title.strip() or record.final_url or record.url
         entry = "entry_fetched" if record.fetched else "entry_seen"
-        # no "What is a fen?." in a reference
-        end = "" if title.endswith((".", "?", "!", "。", "？", "！")) else "."
+        end = _title_end(title, language)
         url = record.final_url or record.url
         references.append(lang.text(language, entry, number=number, title=title, end=end, url=url, date=when))
     parts = [body.rstrip(), "", *references]

@@ -59,6 +59,10 @@ LOCK = "lock"
 # What a creation that was killed before run.json leaves: these folders, empty, and the lock.
 _SKELETON = {NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"}
 _SLUG_CHARS = 60  # characters of the title in a default workspace name
+# A title names the workspace folder and heads every prompt; the purpose is in every prompt too.
+# Longer ones are a paste gone wrong far more often than a wish: refused (`run`, the view, `batch`).
+MAX_TITLE_CHARS = 1_000
+MAX_PURPOSE_CHARS = 10_000
 OWN_VERSIONS = "dashboards.json"  # in .runtime/: the dashboards as the runtime last wrote them
 # A dashboard that changed is read once it has stopped changing: an editor that saves in place
 # truncates the file and then writes it, maybe in parts, and a slow disk or network folder makes
@@ -77,12 +81,18 @@ def template_text(name: str, title: str, purpose: str | None) -> str:
     return template.render(title=title, purpose=purpose or "")
 
 
+def title_slug(title: str, empty: str = "research") -> str:
+    """The folder name a title gives (`run`, the view, `mcp` and `batch` name workspaces alike):
+    its words, lower-cased and joined by "-", in any script; `empty` when it has none."""
+    words = re.findall(r"\w+", unicodedata.normalize("NFC", title).lower())
+    return "-".join(words)[:_SLUG_CHARS].strip("-_") or empty
+
+
 def default_workspace(title: str, parent: Path | None = None) -> Path:
     """`./<title-slug>` in any script (`./固态电池的产业化进展`), made unique with -2, -3, … when
     the folder exists and is not empty."""
     parent = Path.cwd() if parent is None else parent
-    words = re.findall(r"\w+", unicodedata.normalize("NFC", title).lower())
-    slug = "-".join(words)[:_SLUG_CHARS].strip("-_") or "research"
+    slug = title_slug(title)
     candidate, n = parent / slug, 1
     while not Workspace(candidate).holds_nothing():
         n += 1

@@ -90,8 +90,8 @@ def test_a_chinese_report_gets_chinese_references(ledger: Ledger) -> None:
     assert "## 参考文献" in text and "## References" not in text
     first_seen = ledger.get("S1").first_seen[:10]  # type: ignore[union-attr]
     assert text.split("## 参考文献", 1)[1].strip().splitlines() == [
-        "1. 固态电池白皮书. https://example.org/b（访问于 2026-11-20）",
-        f"2. Solid-state cells. https://example.org/a（见于搜索结果 {first_seen}）",  # the title as it is
+        "1. 固态电池白皮书。https://example.org/b（访问于 2026-11-20）",  # Chinese punctuation
+        f"2. Solid-state cells。https://example.org/a（见于搜索结果 {first_seen}）",  # the title as it is
     ]
 
 

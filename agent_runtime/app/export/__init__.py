@@ -34,15 +34,16 @@ __all__ = ["FORMATS", "Citation", "Report", "export_report", "load_citations", "
 
 
 def export_report(
-    workspace: Path, fmt: str, *, output: Path | None = None, browser_path: Path | None = None
+    workspace: Path, fmt: str, *, output: Path | str | None = None, browser_path: Path | None = None
 ) -> Path:
     """Write the report of the run in `workspace` as `fmt`; returns the file written (by default
-    WORKSPACE/report.FORMAT). `browser_path`: the Chromium to print a PDF with (default: the
+    WORKSPACE/report.FORMAT; `output` may be a folder, which a string ending in "/" always means).
+    `browser_path`: the Chromium to print a PDF with (default: the
     browser_path setting, else chromium on PATH)."""
     if fmt not in FORMATS:
         raise ExportError(f"cannot export as {fmt!r}: the formats are {', '.join(FORMATS)}")
     report = load_report(Path(workspace))
-    target = output_path(report, fmt, Path(output) if output is not None else None)
+    target = output_path(report, fmt, output)
     if fmt == "docx":
         from agent_runtime.app.export.docx import render_docx
 

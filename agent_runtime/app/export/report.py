@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import agent_runtime.language as lang
+from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.engine.replies import repair_surrogates
 from agent_runtime.engine.run_record import RunMeta
 from agent_runtime.engine.workspace import CITATIONS_FILE, REPORT, RUNTIME, Workspace
@@ -52,14 +53,8 @@ class Report:
 
 def load_report(workspace: Path) -> Report:
     root = workspace.expanduser()
-    if not root.exists():
-        raise ExportError(f"{root} does not exist: give the folder of a run (its workspace)")
-    if not root.is_dir():
-        raise ExportError(f"{root} is not a folder: give the folder of a run (its workspace)")
-    if not Workspace(root).exists():
-        raise ExportError(
-            f"{root} is not a deep-researcher workspace (it has no overall_dashboard.md or .runtime/run.json)"
-        )
+    if not root.is_dir() or not Workspace(root).exists():
+        raise ExportError(not_a_workspace(root))
     meta = _meta(root)
     data = read_workspace_file(root, REPORT)
     if data is None:
@@ -267,16 +262,21 @@ def _citation(record: dict[str, Any]) -> Citation:
     )
 
 
-def output_path(report: Report, fmt: str, output: Path | None) -> Path:
-    """Where the export goes: WORKSPACE/report.FORMAT by default; into a folder given as --output."""
+def output_path(report: Report, fmt: str, output: Path | str | None) -> Path:
+    """Where the export goes: WORKSPACE/report.FORMAT by default; into a folder given as --output
+    (an existing folder, or any path written with a trailing "/")."""
     if output is None:
         return report.workspace / f"report.{fmt}"
-    target = output.expanduser()
+    as_folder = isinstance(output, str) and output.endswith(("/", os.sep))
+    target = Path(output).expanduser()
+    if as_folder and not target.is_dir():
+        why = "is not a folder" if target.exists() else "does not exist"
+        raise ExportError(f"cannot write into {target}: {target} {why}; create it first, or give a file name")
     if target.is_dir():
         target = target / f"report.{fmt}"
     if not target.parent.is_dir():
         why = "is not a folder" if target.parent.exists() else "does not exist"
-        raise ExportError(f"cannot write {target}: {target.parent} {why}")
+        raise ExportError(f"cannot write {target}: {target.parent} {why}; create it first, or choose another --output")
     if target.exists() and target.resolve() in {
         (report.workspace / name).resolve() for name in (REPORT, DRAFT, CITATIONS_FILE)
     }:

@@ -14,6 +14,9 @@ client starting from the beginning of a log longer than RECENT_BYTES gets only i
 Messages: `log` (a JSON list of events), `skipped` (the bytes of the log not sent), `state` (the
 run's figures, see workspaces.summary, sent when they change), `reset` (the log was replaced: start
 again), and a comment every 15 s so that proxies and the browser keep the connection.
+
+The workspace list has a stream of its own (`list_stream`): the whole list once, then only the rows
+that changed (`changes`), so an open page no longer fetches the whole list every few seconds.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ CHUNK_BYTES = 1_000_000  # one read, one SSE message: a long log is sent in a fe
 RECENT_BYTES = 4_000_000  # of a long log, what a client starting from its beginning gets
 POLL_SECONDS = 0.25
 STATE_SECONDS = 1.0
+LIST_SECONDS = 1.0  # how often the list stream looks for changes, at least
+LIST_SHARE = 0.05  # of a core, at most, that one open page's list stream spends looking
 PING_SECONDS = 15.0
 
 
@@ -150,3 +155,54 @@ async def stream(
             next_ping = now + PING_SECONDS
         if not tail.more:
             await asyncio.sleep(POLL_SECONDS)
+
+
+# A running row's elapsed time changes every second: the page counts it on by itself, so it is no
+# change worth sending (the row goes out again at the run's next step, with the time then).
+_TICKING = ("elapsed", "elapsed_text")
+
+
+def _row_key(row: dict[str, Any]) -> str:
+    return json_text({k: v for k, v in row.items() if k not in _TICKING})
+
+
+async def list_stream(
+    listing: Callable[[], dict[str, Any]], stopping: Callable[[], bool]
+) -> AsyncIterator[str]:
+    """The workspace list as SSE messages: `list` (the folder and every row) at the start, then
+    `changes` ({"rows": rows added or changed, "removed": ids gone, "order": every id in order when
+    it changed}) whenever something changed, until `stopping()` or the client goes away.
+    `listing()` runs in a worker thread (it reads files)."""
+    yield "retry: 1000\n\n"
+    started = time.monotonic()
+    data = await asyncio.to_thread(listing)
+    pause = max(LIST_SECONDS, (time.monotonic() - started) / LIST_SHARE)
+    yield _message("list", data)
+    seen = {row["id"]: _row_key(row) for row in data["workspaces"]}
+    order = list(seen)
+    next_ping = time.monotonic() + PING_SECONDS
+    while not stopping():
+        # A folder so large that a look takes 60 ms is looked at every 1.2 s, not every second.
+        wake = time.monotonic() + pause
+        while not stopping() and time.monotonic() < wake:  # a stopping view is not kept waiting
+            await asyncio.sleep(min(POLL_SECONDS, wake - time.monotonic()))
+        if stopping():
+            break
+        started = time.monotonic()
+        data = await asyncio.to_thread(listing)
+        pause = max(LIST_SECONDS, (time.monotonic() - started) / LIST_SHARE)
+        rows = data["workspaces"]
+        keys = {row["id"]: _row_key(row) for row in rows}
+        changed = [row for row in rows if seen.get(row["id"]) != keys[row["id"]]]
+        removed = [ws for ws in seen if ws not in keys]
+        now_order = list(keys)
+        if changed or removed:
+            change: dict[str, Any] = {"rows": changed, "removed": removed}
+            if now_order != order:
+                change["order"] = now_order
+            yield _message("changes", change)
+            next_ping = time.monotonic() + PING_SECONDS
+        elif time.monotonic() >= next_ping:
+            yield ": ping\n\n"
+            next_ping = time.monotonic() + PING_SECONDS
+        seen, order = keys, now_order

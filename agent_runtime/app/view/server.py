@@ -37,8 +37,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from agent_runtime.app.markdown_html import render_markdown
-from agent_runtime.app.view.control import resume_run, stop_run
-from agent_runtime.app.view.events import stream
+from agent_runtime.app.view.control import BadRequest, NewRun, RunDefaults, resume_run, start_run, stop_run
+from agent_runtime.app.view.events import list_stream, stream
 from agent_runtime.app.view.limits import MAX_CONNECTIONS, MAX_HEAD_BYTES, Limits
 from agent_runtime.app.view.responses import Contained, JSONAnswer, answer, failed
 from agent_runtime.app.view.security import Guard
@@ -68,6 +68,7 @@ from sandbox import atomic_write_text
 from sandbox.redaction import print_unmasked
 
 STATIC = {
+    "i18n.js": "text/javascript",
     "app.js": "text/javascript",
     "timeline.js": "text/javascript",
     "style.css": "text/css",
@@ -82,6 +83,13 @@ EXPORT_TYPES = {
 # (str.isdigit would take "²", and int() refuses more than 4,300 digits), 18 at most (< 2**63).
 _OFFSET = re.compile(r"[0-9]{1,18}")
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".txt")
+# What a row of the list shows (the open workspace's status line gets the whole summary): a purpose
+# of 10,000 characters or all the citation figures, 1,000 times over, would only slow the list; a
+# finished run's accuracy and effective citations ("cited") are what runs of a batch are compared by.
+LIST_FIELDS = (
+    "id", "folder", "title", "status", "running", "stop_reason", "resumable", "steps", "max_steps", "tokens",
+    "cost", "elapsed", "elapsed_text", "created_at", "updated_at", "has_report", "citation_note", "cited",
+)  # fmt: skip
 
 
 def _static(name: str) -> bytes:
@@ -134,9 +142,10 @@ def _cut_note(cut: bool) -> str:
 class ViewApp:
     """The routes, bound to the served folder."""
 
-    def __init__(self, folder: Folder, stopping: threading.Event) -> None:
+    def __init__(self, folder: Folder, stopping: threading.Event, defaults: RunDefaults | None = None) -> None:
         self.folder = folder
         self.stopping = stopping
+        self.defaults = defaults or RunDefaults()
         self.page = _static("index.html")  # no token in it: the page takes it from its URL
 
     def routes(self) -> list[Route]:
@@ -145,6 +154,8 @@ class ViewApp:
             Route("/static/{name}", self.static),
             Route("/favicon.ico", self.favicon),
             Route("/api/workspaces", self.workspaces),
+            Route("/api/workspaces/stream", self.workspaces_stream),
+            Route("/api/runs", self.start, methods=["POST"]),
             Route("/api/summary", self.summary),
             Route("/api/dashboards", self.dashboards),
             Route("/api/dashboards/{name}", self.save_dashboard, methods=["POST"]),
@@ -180,9 +191,24 @@ class ViewApp:
         return Response(_static("favicon.svg"), media_type=STATIC["favicon.svg"])
 
     # -- reading ------------------------------------------------------------------------------
+    def listing(self) -> dict[str, Any]:
+        """The list the page shows: each row from files only when they changed (workspaces.py)."""
+        found = [
+            {key: row[key] for key in LIST_FIELDS}
+            for row in (summary(ws_id, path, False, probe=False) for ws_id, path in self.folder.workspaces())
+        ]
+        # can_start: a folder of workspaces takes new ones; a workspace served alone does not.
+        return {"folder": _shown_path(self.folder.root), "can_start": not self.folder.is_single(), "workspaces": found}
+
     def workspaces(self, request: Request) -> Response:
-        found = [summary(ws_id, path) for ws_id, path in self.folder.workspaces()]
-        return JSONAnswer({"folder": _shown_path(self.folder.root), "workspaces": found})
+        return JSONAnswer(self.listing())
+
+    async def workspaces_stream(self, request: Request) -> Response:
+        return StreamingResponse(
+            list_stream(self.listing, self.stopping.is_set),
+            media_type="text/event-stream",
+            headers={"X-Accel-Buffering": "no"},
+        )
 
     def summary(self, request: Request) -> Response:
         ws_id, path = self._workspace(request)
@@ -317,10 +343,33 @@ class ViewApp:
     def resume(self, request: Request) -> Response:
         _, path = self._workspace(request)
         try:
-            pid = resume_run(path)
+            pid = resume_run(path, self.defaults)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
         return JSONAnswer({"resumed": pid})
+
+    async def start(self, request: Request) -> Response:
+        """New research: {"title", "purpose"?, "language"?, "max_steps"?, "max_cost"?} makes a
+        workspace in the folder and starts its run (control.start_run)."""
+        try:
+            body: Any = await request.json()
+        except ValueError:
+            return answer(400, 'the body must be JSON: {"title": "…", "purpose": "…", "max_steps": 50}')
+        try:
+            wanted = NewRun.from_json(body)
+        except BadRequest as exc:
+            return answer(400, str(exc))
+        if self.folder.is_single():
+            return answer(
+                409,
+                "this view shows one workspace; to start research from the page, run "
+                "`deep-researcher view FOLDER` on the folder that holds your workspaces",
+            )
+        try:
+            name, pid = await run_in_threadpool(start_run, self.folder.root, wanted, self.defaults)
+        except DeepResearcherError as exc:
+            raise _refused(exc) from None
+        return JSONAnswer({"id": name, "folder": name, "pid": pid}, 201)
 
     def export(self, request: Request) -> Response:
         fmt = request.path_params["fmt"]
@@ -348,9 +397,12 @@ class ViewApp:
         )  # fmt: skip
 
 
-def create_app(folder: Folder, token: str, port: int, stopping: threading.Event | None = None) -> ASGIApp:
+def create_app(
+    folder: Folder, token: str, port: int, stopping: threading.Event | None = None,
+    defaults: RunDefaults | None = None,
+) -> ASGIApp:  # fmt: skip
     """The whole view as an ASGI app (the tests use it without a server)."""
-    view = ViewApp(folder, stopping or threading.Event())
+    view = ViewApp(folder, stopping or threading.Event(), defaults)
     handlers = {HTTPException: _as_json, Exception: failed}
     page = frozenset({"/", "/favicon.ico", *(f"/static/{name}" for name in STATIC)})
     app = Starlette(routes=view.routes(), exception_handlers=handlers)
@@ -363,6 +415,9 @@ def _listen(port: int) -> socket.socket:
         raise ConfigError(f"--port {port} is not a port (0 to 65535; 0 picks a free one)")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # restart at once on the same port
+    # Inherited by each accepted connection: uvicorn writes a response's head and body apart, and
+    # with Nagle's algorithm the body then waits for the browser's delayed ACK (40 ms a request).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind(("127.0.0.1", port))
         sock.listen(128)
@@ -392,15 +447,16 @@ class _Server(uvicorn.Server):
         self.should_exit = True
 
 
-def serve(folder: Path, port: int = 8765) -> int:
-    """Serve the view until Ctrl-C; prints the page's URL with its token."""
+def serve(folder: Path, port: int = 8765, defaults: RunDefaults | None = None) -> int:
+    """Serve the view until Ctrl-C; prints the page's URL with its token. `defaults`: the `run`
+    flags for research started from the page."""
     served = Folder(folder)
     sock = _listen(port)
     real_port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
     stopping = threading.Event()
     config = uvicorn.Config(
-        create_app(served, token, real_port, stopping), log_level="warning", access_log=False,
+        create_app(served, token, real_port, stopping, defaults), log_level="warning", access_log=False,
         lifespan="off", ws="none", server_header=False, timeout_graceful_shutdown=3,
         # h11 by name: its bound on a request's head holds even where httptools is installed.
         http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES, limit_concurrency=MAX_CONNECTIONS,

@@ -16,16 +16,16 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
+import threading
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import portalocker
-
 from agent_runtime.app.export.report import Citation, load_citations
 from agent_runtime.app.markdown_html import reference_addresses
+from agent_runtime.app.run_state import LockState, citation_figures, lock_state, unverified_note, utf8
 from agent_runtime.domain.ledger import (
     JOURNAL_FILE,
     LEDGER_FILE,
@@ -39,16 +39,20 @@ from agent_runtime.engine.workspace import (
     CITATIONS_FILE,
     CURRENT_DASHBOARD,
     DASHBOARDS,
-    LOCK,
     NOTEBOOK,
     OVERALL_DASHBOARD,
     REPORT,
     RUNTIME,
     SOURCES,
     Workspace,
-    try_lock,
 )
-from agent_runtime.errors import ExportError, PathEscapeError, SandboxError, WorkspaceError
+from agent_runtime.errors import (
+    ExportError,
+    PathEscapeError,
+    SandboxError,
+    SettingValueError,
+    WorkspaceError,
+)
 from sandbox.paths import PathPolicy
 
 # Written by agent_runtime.domain.citation_audit, whose import would bring the model client (0.4 s) into
@@ -57,121 +61,113 @@ MAX_DOCUMENT_BYTES = 2_000_000  # a longer file is shown cut, with a note
 MAX_LISTED_FILES = 2_000
 MAX_LEDGER_BYTES = 256_000_000  # the ledger's two files are parsed, not shown: cut, they would not parse
 OPENING_CHARS = 600  # of a snapshot, shown for a citation when the audit kept no passage
-_PID = re.compile(r"process (\d+)")
 _SNAPSHOT_NAME = re.compile(r"^S([1-9][0-9]*)\.md$")
-
-
-def _utf8(name: str) -> bool:
-    """False for a name that is not valid UTF-8 on disk (Python decodes it with surrogateescape)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+RACY_SECONDS = 2.0  # see _recent
+# The view's side of agent_runtime/app/wording.py (one wording everywhere), for a command that also
+# takes a folder of workspaces.
+GIVE_A_FOLDER = "give a workspace, or a folder of workspaces"
+RUN_FILE = f"{RUNTIME}/run.json"  # Workspace.run_file, as a string (see Folder.workspaces)
+MAX_CACHED = 20_000  # summaries kept (one per workspace shown)
 
 
 class Folder:
-    """The folder `deep-researcher view` serves: one workspace, or a folder of them."""
+    """The folder `deep-researcher view` serves: one workspace, or a folder of them.
+
+    Listing a folder of 1,000 workspaces must not cost a scan of every one at every request: the
+    sub-folders' names are kept until the folder's own mtime changes (a folder created, renamed or
+    removed under it changes it), and only whether each is a workspace is looked at again (two
+    stats: a folder becomes one when its run writes run.json and its dashboards)."""
 
     def __init__(self, root: Path) -> None:
         root = Path(root).expanduser()
+        if root.is_file():  # a usage error (exit 2), as a bad flag value is
+            raise SettingValueError(f"{root} is a file, not a workspace folder: {GIVE_A_FOLDER}")
         if not root.is_dir():
-            raise WorkspaceError(f"{root} is not a folder: give a workspace or a folder of workspaces")
+            raise WorkspaceError(f"{root} does not exist: {GIVE_A_FOLDER}")
         self.root = root.resolve()
+        self._names: tuple[tuple[int, int], list[str]] | None = None  # (root's mtime, ino) -> names
+        self._lock = threading.Lock()
 
-    def workspaces(self) -> list[tuple[str, Path]]:
-        """(id, path) of each workspace: "." for the folder itself, else each sub-folder's name.
-        A symlinked sub-folder is left out: it could lead anywhere on the disk."""
-        if Workspace(self.root).exists():
-            return [(".", self.root)]
-        found = []
+    def _subfolders(self) -> list[str]:
+        """The names of the real (not symlinked), visible, UTF-8-named sub-folders, sorted."""
+        try:
+            info = os.stat(self.root)
+        except OSError:
+            return []
+        key = (info.st_mtime_ns, info.st_ino)
+        with self._lock:
+            if self._names is not None and self._names[0] == key and not _recent(info.st_mtime_ns):
+                return self._names[1]
+        names = []
         with contextlib.suppress(OSError), os.scandir(self.root) as entries:
             for entry in entries:
                 if entry.name.startswith(".") or entry.is_symlink() or not entry.is_dir():
                     continue
-                if not _utf8(entry.name):
+                if not utf8(entry.name):
                     continue  # a name the page could not send back (a URL is UTF-8)
-                if Workspace(Path(entry.path)).exists():
-                    found.append((entry.name, Path(entry.path)))
-        return sorted(found)
+                names.append(entry.name)
+        names.sort()
+        with self._lock:
+            self._names = (key, names)
+        return names
+
+    def is_single(self) -> bool:
+        """True when the folder is itself a workspace (then it is the only one shown)."""
+        return _is_workspace(str(self.root))
+
+    def workspaces(self) -> list[tuple[str, Path]]:
+        """(id, path) of each workspace: "." for the folder itself, else each sub-folder's name.
+        A symlinked sub-folder is left out: it could lead anywhere on the disk."""
+        if self.is_single():
+            return [(".", self.root)]
+        # Plain strings and stats here: with pathlib (and Workspace's resolve()) a folder of 1,000
+        # workspaces cost ~50 ms of path objects per listing. A name the kept listing holds is a real
+        # folder (a symlink put in its place changes the folder's mtime, and so the listing).
+        root = str(self.root)
+        return [
+            (name, self.root / name) for name in self._subfolders() if _is_workspace(os.path.join(root, name))
+        ]
 
     def find(self, ws_id: str) -> Path:
         """The workspace a request names, or WorkspaceError: only an id the list shows. (Checking the
         name alone would take a folder inside a served workspace, such as a Notebook/ the agent gave
-        a dashboard and a run.json naming another endpoint, for a workspace of its own.)"""
-        for listed, path in self.workspaces():
-            if listed == ws_id:
-                return path
-        raise WorkspaceError(f"no workspace {ws_id[:80]!r} here")
+        a dashboard and a run.json naming another endpoint, for a workspace of its own.) Looked up
+        by its name, not by listing the folder: its cost does not grow with the folder."""
+        if self.is_single():
+            if ws_id == ".":
+                return self.root
+        elif _listable(ws_id):
+            path = self.root / ws_id
+            with contextlib.suppress(OSError):  # a name too long for the file system, …
+                if stat.S_ISDIR(os.lstat(path).st_mode) and _is_workspace(str(path)):
+                    return path
+        raise WorkspaceError(f"{ws_id[:80]!r} is not a research workspace in this folder")
 
 
-# -- is it running? ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LockState:
-    held: bool
-    pid: int | None  # the process the lock file names (None when it names none)
-
-
-def lock_state(workspace: Path) -> LockState:
-    """Whether a run holds the workspace's lock: a non-blocking shared flock on `.runtime/lock`,
-    released at once, fails while a run holds its exclusive one (agent_runtime.engine.workspace.RunLock).
-    The file is opened read-only and never created: the view changes nothing in the workspace."""
-    path = workspace / RUNTIME / LOCK
+def _is_file(path: str) -> bool:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return LockState(False, None)  # never run, or not readable: nothing to stop
-    try:
-        try:
-            taken = try_lock(fd, shared=True)
-        except portalocker.LockException:
-            return LockState(False, None)  # a file system without locks: no run can hold one
-        if not taken:
-            named = _PID.search(os.pread(fd, 200, 0).decode("utf-8", "replace"))
-            return LockState(True, int(named.group(1)) if named else None)
-        portalocker.unlock(fd)
-        return LockState(False, None)
-    finally:
-        os.close(fd)
-
-
-def holds_lock_file(pid: int, workspace: Path) -> bool:
-    """True if process `pid` has the workspace's lock file open: the check before it is sent a
-    signal, so that a stale pid in the file (the holder writes it just after locking) never gets
-    another process stopped. Linux shows a process's open files in /proc; elsewhere, a process of
-    that pid must at least exist."""
-    if pid <= 1 or pid == os.getpid():
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
         return False
-    try:
-        lock = os.stat(workspace / RUNTIME / LOCK, follow_symlinks=False)
-    except OSError:
-        return False
-    fds = Path(f"/proc/{pid}/fd")
-    if not Path("/proc/self/fd").is_dir():
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
-    try:
-        for link in fds.iterdir():
-            with contextlib.suppress(OSError):
-                opened = os.stat(link)  # follows the /proc link to the open file itself
-                if (opened.st_dev, opened.st_ino) == (lock.st_dev, lock.st_ino):
-                    return True
-    except OSError:  # gone, or another user's process: not ours to signal
-        return False
-    return False
+
+
+def _is_workspace(folder: str) -> bool:
+    """Workspace(folder).exists(), without its path objects: the overall dashboard or run.json."""
+    return _is_file(os.path.join(folder, OVERALL_DASHBOARD)) or _is_file(os.path.join(folder, RUN_FILE))
+
+
+def _listable(name: str) -> bool:
+    """A name the list could show: one visible path component in UTF-8."""
+    return bool(name) and not name.startswith(".") and "/" not in name and "\0" not in name and utf8(name)
+
+
+def _recent(mtime_ns: int) -> bool:
+    """A file changed within the last RACY_SECONDS: a second change in the same clock tick would
+    leave its mtime (and maybe its size) as they were, so what was read of it is not kept."""
+    return time.time_ns() - mtime_ns < RACY_SECONDS * 1_000_000_000
 
 
 # -- a run's figures -------------------------------------------------------------------------------
-def _seconds_since(stamp: str) -> float:
-    try:
-        return max(0.0, time.time() - datetime.fromisoformat(stamp).timestamp())
-    except ValueError:
-        return 0.0
-
-
 def _title_from_dashboard(workspace: Path) -> str | None:
     with contextlib.suppress(OSError):
         text = (workspace / OVERALL_DASHBOARD).read_text("utf-8", errors="replace")[:4000]
@@ -192,89 +188,159 @@ def _fingerprint(path: Path) -> str:
         return ""
 
 
-_COUNTS = ("checked", "supported", "weak", "unsupported", "effective_citations", "unverified")
-
-
-def _count(value: object) -> int | None:
-    # bool is an int to Python, not a count
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def citation_figures(summary: dict[str, Any]) -> dict[str, Any] | None:
-    """The citation audit's figures of a finished report, from run.json's `summary.citations`
-    (actions/finish.py and `audit` write them): the verdict counts, citation accuracy, effective
-    citations, how many could not be verified and what checked them. None when the run has none
-    (not finished yet, or from before the audit) or they are not counts; a damaged field is None."""
-    given = summary.get("citations")
-    if not isinstance(given, dict) or _count(given.get("checked")) is None:
+def _stat_key(path: str | Path) -> tuple[int, int, int, int] | None:
+    """What tells that a file changed: its mtime, ctime, size and inode (an atomic write replaces
+    the inode); None when it is missing."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
         return None
-    figures: dict[str, Any] = {key: _count(given.get(key)) for key in _COUNTS}
-    if figures["unverified"] is None and figures["supported"] is not None:
-        figures["unverified"] = max(0, figures["checked"] - figures["supported"])
-    accuracy = given.get("citation_accuracy")
-    if isinstance(accuracy, bool) or not isinstance(accuracy, int | float) or not 0 <= accuracy <= 1:
-        accuracy = None  # nothing checked (null), or not a share
-    figures["citation_accuracy"] = float(accuracy) if accuracy is not None else None
-    checked_by = given.get("checked_by")
-    figures["checked_by"] = checked_by[:200] if isinstance(checked_by, str) and _utf8(checked_by) else None
-    return figures
+    return (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
 
 
-def unverified_note(status: str, figures: dict[str, Any] | None) -> str | None:
-    """The line "finished with N citations that could not be verified", for a finished run that has some."""
-    unverified = figures.get("unverified") if figures else None
-    if status != "finished" or not unverified:
-        return None
-    return f"finished with {unverified} citation{'s' if unverified != 1 else ''} that could not be verified"
+def _sources_version(workspace: Path) -> str:
+    """sources/ changes by code only: snapshots and ledger.json written atomically (which changes
+    the folder's mtime) and ledger journal lines appended (which changes the journal's). Three
+    stats, however many thousand snapshots the folder holds."""
+    keys = [_stat_key(workspace / SOURCES / name) for name in ("", JOURNAL_FILE, LEDGER_FILE)]
+    return "-".join(f"{key[0]}.{key[2]}" if key else "0" for key in keys)
 
 
-def summary(ws_id: str, workspace: Path) -> dict[str, Any]:
-    """One workspace's title, status and figures, as the list and the status line show them."""
+def _from_files(workspace: Path) -> dict[str, Any]:
+    """What a summary reads from the workspace's files (run.json, the overall dashboard's title,
+    whether there is a report): the costly part, kept by `_read_files` until those files change."""
     problem = None
     try:
         meta: RunMeta | None = load_meta(Workspace(workspace).run_file)
     except WorkspaceError as exc:
         meta, problem = None, str(exc)
-    lock = lock_state(workspace)
-    status = meta.status if meta else "unknown"
-    if lock.held:
-        status = "running"
-    elif status == "running":
-        status = "interrupted"  # run.json says running but no process holds the lock: it was killed
     totals = meta.totals if meta else None
-    elapsed = totals.elapsed_seconds if totals else 0.0
-    if lock.held and meta is not None:
-        elapsed += _seconds_since(meta.updated_at)  # run.json is saved once a step
     settings = meta.settings if meta else {}
-    figures = citation_figures(meta.summary) if meta else None
     return {
-        "id": ws_id,
-        "folder": workspace.name,
         "title": (meta.title if meta else None) or _title_from_dashboard(workspace) or workspace.name,
+        "titled": bool(meta and meta.title),  # else the title came from the overall dashboard
         "purpose": meta.purpose if meta else None,
-        "status": status,
-        "running": lock.held,
+        "status": meta.status if meta else "unknown",
         "stop_reason": meta.stop_reason if meta else problem,
-        "resumable": meta is not None and not lock.held and status != "finished",
+        "has_meta": meta is not None,
         "steps": totals.steps if totals else 0,
         "max_steps": settings.get("max_steps"),
         "model": settings.get("model"),
         "tokens": totals.total_tokens if totals else 0,
         "cost": round(totals.cost, 4) if totals else 0.0,
+        "elapsed": totals.elapsed_seconds if totals else 0.0,
+        "created_at": meta.created_at if meta else None,
+        "updated_at": meta.updated_at if meta else None,
+        "updated_ts": _timestamp(meta.updated_at) if meta else None,
+        "has_report": (workspace / REPORT).is_file(),
+        "citations": citation_figures(meta.summary) if meta else None,
+    }
+
+
+def _timestamp(stamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
+
+
+# workspace -> (the stat keys of the files _from_files read, what it read). A file changed within
+# RACY_SECONDS is read again at the next request (see _recent), so a change always shows.
+_READ: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+_READ_LOCK = threading.Lock()
+
+
+def _read_files(workspace: Path) -> dict[str, Any]:
+    """_from_files(workspace), kept until run.json or the report changes (or the overall dashboard,
+    for a workspace whose title comes from it: one without run.json or a title in it)."""
+    folder = str(workspace)
+    keys: tuple[Any, ...] = (
+        _stat_key(os.path.join(folder, RUN_FILE)),
+        _stat_key(os.path.join(folder, REPORT)),
+    )
+    with _READ_LOCK:
+        kept = _READ.get(folder)
+    if (
+        kept is not None
+        and kept[0][:2] == keys
+        and (len(kept[0]) == 2 or kept[0][2] == _stat_key(os.path.join(folder, OVERALL_DASHBOARD)))
+    ):
+        return kept[1]
+    read = _from_files(workspace)
+    if not read["titled"]:
+        keys += (_stat_key(os.path.join(folder, OVERALL_DASHBOARD)),)
+    # (A later write sets the mtime to now, whatever utime set before: the mtime alone is the racy part.)
+    if not any(key is not None and _recent(key[0]) for key in keys):
+        with _READ_LOCK:
+            if len(_READ) >= MAX_CACHED:
+                _READ.clear()
+            _READ[folder] = (keys, read)
+    return read
+
+
+def versions(workspace: Path) -> dict[str, str]:
+    """A fingerprint of each part of the workspace the page shows: what tells it to reload one."""
+    return {
+        OVERALL_DASHBOARD: _fingerprint(workspace / OVERALL_DASHBOARD),
+        CURRENT_DASHBOARD: _fingerprint(workspace / CURRENT_DASHBOARD),
+        NOTEBOOK: _fingerprint(workspace / NOTEBOOK),
+        SOURCES: _sources_version(workspace),
+        REPORT: _fingerprint(workspace / REPORT),
+    }
+
+
+def summary(ws_id: str, workspace: Path, with_versions: bool = True, probe: bool = True) -> dict[str, Any]:
+    """One workspace's title, status and figures, as the list and the status line show them. The
+    files' part is kept until they change (_read_files); whether a run holds the lock is asked at
+    every call (a killed run changes no file). The list leaves out the parts' versions
+    (`with_versions=False`): only the open workspace's page reloads its tabs by them, and asks the
+    lock only of runs that may be running (`probe=False`)."""
+    read = _read_files(workspace)
+    status = read["status"]
+    # `probe=False` (the list): the lock is asked only of a run whose run.json says it runs (or that
+    # has none); a run that ended says so in run.json, and one starting writes "running" at once.
+    asked = probe or status in ("running", "unknown")
+    lock = lock_state(workspace) if asked else LockState(False, None)
+    if lock.held:
+        status = "running"
+    elif status == "running":
+        status = "interrupted"  # run.json says running but no process holds the lock: it was killed
+    elapsed = read["elapsed"]
+    if lock.held and read["updated_ts"] is not None:
+        elapsed += max(0.0, time.time() - read["updated_ts"])  # run.json is saved once a step
+    shown = {
+        "id": ws_id,
+        "folder": workspace.name,
+        "title": read["title"],
+        "purpose": read["purpose"],
+        "status": status,
+        "running": lock.held,
+        "stop_reason": read["stop_reason"],
+        "resumable": read["has_meta"] and not lock.held and status != "finished",
+        "steps": read["steps"],
+        "max_steps": read["max_steps"],
+        "model": read["model"],
+        "tokens": read["tokens"],
+        "cost": read["cost"],
         "elapsed": round(elapsed, 1),
         "elapsed_text": duration(elapsed),
-        "updated_at": meta.updated_at if meta else None,
-        "has_report": (workspace / REPORT).is_file(),
-        "citations": figures,  # the citation audit's figures (citation_figures), or None
-        "citation_note": unverified_note(status, figures),
-        "versions": {
-            OVERALL_DASHBOARD: _fingerprint(workspace / OVERALL_DASHBOARD),
-            CURRENT_DASHBOARD: _fingerprint(workspace / CURRENT_DASHBOARD),
-            NOTEBOOK: _fingerprint(workspace / NOTEBOOK),
-            SOURCES: _fingerprint(workspace / SOURCES),
-            REPORT: _fingerprint(workspace / REPORT),
-        },
+        "created_at": read["created_at"],
+        "updated_at": read["updated_at"],
+        "has_report": read["has_report"],
+        "citations": read["citations"],  # the citation audit's figures (citation_figures), or None
+        # the two a list of runs (a batch folder) is compared by: citation accuracy, effective citations
+        "cited": _cited(read["citations"]),
+        "citation_note": unverified_note(status, read["citations"]),
     }
+    if with_versions:
+        shown["versions"] = versions(workspace)
+    return shown
+
+
+def _cited(figures: dict[str, Any] | None) -> list[float | int | None] | None:
+    if not figures:
+        return None
+    return [figures.get("citation_accuracy"), figures.get("effective_citations")]
 
 
 # -- files ------------------------------------------------------------------------------------------
@@ -322,7 +388,7 @@ def list_files(workspace: Path, folder: str) -> list[str]:
         except SandboxError:
             continue  # missing, or not a folder
         for entry in entries:
-            if not _utf8(entry.relative):
+            if not utf8(entry.relative):
                 continue  # a name the page could not ask for (a URL is UTF-8)
             if entry.is_dir:
                 pending.append(entry.relative)

@@ -168,3 +168,46 @@ def test_a_run_over_a_searxng_endpoint(
     assert "Batteries now make up most new grid storage capacity worldwide." in snapshot
     report = (workspace / "report.md").read_text("utf-8")  # its references are built from the ledger
     assert web_server.url("/storage") in report and web_server.url("/hydro") in report
+
+
+def test_a_run_over_office_documents_names_what_it_cannot_read(tmp_path: Path) -> None:
+    from office_files import make_docx, make_pptx
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    memo = make_docx("Cobalt memo", ["Sodium-ion cells avoid cobalt.", "钠离子电池不使用钴。"])
+    (corpus / "memo.docx").write_bytes(memo)
+    (corpus / "deck.pptx").write_bytes(
+        make_pptx([("Intro", ["Storage"]), ("Supply", ["Cobalt supply is concentrated."])])
+    )
+    (corpus / "broken.docx").write_bytes(memo[:1500])
+    (corpus / "a.bin").write_bytes(b"\x00\x01\x02")
+    (corpus / "b.dwg").write_bytes(b"AC1032")
+    workspace = tmp_path / "ws-office"
+    script, observations = research_script(workspace, "cobalt")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DEEP_RESEARCHER_", "OPENAI_"))}
+    clean.update(HOME=str(tmp_path / "home"), PYTHONPATH=str(REPO))
+
+    with ScriptedEndpoint(script) as endpoint:
+        completed = subprocess.run(
+            [sys.executable, "-m", "agent_runtime.app.cli", "run", "Cobalt", "--workspace", str(workspace),
+             "--base-url", endpoint.url, "--api-key", "test", "--max-steps", "8", "--search", "local",
+             "--corpus", str(corpus)],
+            env=clean, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    skipped = "Corpus: skipped 2 files of a kind that is not read: a.bin, b.dwg"
+    assert completed.stderr.count(skipped) == 1, completed.stderr
+    search_obs, visit_obs = observations[0], observations[1]
+    assert {url for _, url in RESULT_LINE.findall(search_obs)} == {"corpus:memo.docx", "corpus:deck.pptx"}
+    assert "[slide 2]" in search_obs
+    assert "broken.docx (the Word document (DOCX) is damaged" in search_obs
+    assert visit_obs.startswith("visit_url: 2 of 2 pages read")
+    events = [
+        json.loads(line) for line in (workspace / ".runtime" / "events.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert [e["files"] for e in events if e["event"] == "corpus_skipped"] == [["a.bin", "b.dwg"]]
+    memo_record = Ledger.load(workspace / "sources").lookup("corpus:memo.docx")
+    assert memo_record is not None and memo_record.snapshot is not None
+    assert "钠离子电池不使用钴。" in (workspace / memo_record.snapshot).read_text("utf-8")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import ContextFactory
 
-from actions.web.local_corpus import LocalCorpus, fts_query, read_document
+from actions.web.corpus_text import fts_query
+from actions.web.local_corpus import LocalCorpus, read_document
 from actions.web.search import web_search
 from actions.web.visit import visit_url
 from agent_runtime.domain.ledger import Ledger

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from actions.web.local_corpus import LocalCorpus, cjk_grams, fts_query
+from actions.web.corpus_text import cjk_grams, fts_query
+from actions.web.local_corpus import LocalCorpus
 
 
 def make_corpus(root: Path, tmp_path: Path) -> LocalCorpus:

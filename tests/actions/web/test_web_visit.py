@@ -298,7 +298,7 @@ async def test_binary_content_is_refused_without_a_snapshot(
     assert obs.error
     assert "sent binary data (application/octet-stream), which cannot be read as text" in obs.text
     assert "is image/png content, which cannot be read as text" in obs.text
-    assert "only web pages, PDFs, plain text, Markdown and JSON are supported" in obs.text
+    assert "only web pages, PDFs, plain text, Markdown, JSON and office documents" in obs.text
     assert list((ctx.workspace.root / "sources").glob("S*.md")) == []
 
 

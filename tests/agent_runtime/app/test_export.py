@@ -424,7 +424,7 @@ async def test_an_unfinished_run_says_so_and_how_to_finish_it(tmp_path: Path) ->
 def test_a_folder_that_is_no_workspace_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     line = one_line_error(run_cli(["export", str(tmp_path), "--format", "docx"], cli_env()))
-    assert "is not a deep-researcher workspace" in line
+    assert "is not a research workspace" in line
     line = one_line_error(run_cli(["export", str(tmp_path / "missing"), "--format", "docx"], cli_env()))
     assert "does not exist" in line
 

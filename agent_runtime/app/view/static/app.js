@@ -24,7 +24,9 @@
     if (given) history.replaceState(null, "", location.pathname + location.hash);
     return given || kept || "";
   })();
-  const NO_TOKEN = "This page needs its access token: open the URL `deep-researcher view` printed (http://127.0.0.1:PORT/?token=…).";
+  const { t, translatePage, lang } = window.DeepResearcherI18n;
+  translatePage();
+  const NO_TOKEN = t("This page needs its access token: open the URL `deep-researcher view` printed (http://127.0.0.1:PORT/?token=…).");
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 
@@ -70,29 +72,55 @@
     });
   }
 
-  function say(text, kind = "info") {
+  function say(text, kind = "info", lost = false) {
     const box = $("#message");
     box.textContent = text;
-    box.className = `message ${kind}`;
+    box.className = `message ${kind}${lost ? " lost" : ""}`;
     box.hidden = !text;
     clearTimeout(say.timer);
     if (kind === "ok") say.timer = setTimeout(() => say(""), 12000);
   }
 
   // -- the workspace list --------------------------------------------------------------------------
-  const STATUS_LABEL = { interrupted: "interrupted", stopped: "stopped", finished: "finished", running: "running" };
-
   const money = (cost) => (cost ? `$${Number(cost).toFixed(cost < 1 ? 4 : 2)}` : null);
 
+  // Elapsed time as the server writes it (run_record.duration): 45s, 3m07s.
+  function duration(seconds) {
+    const whole = Math.max(0, Math.floor(seconds));
+    const minutes = Math.floor(whole / 60);
+    const rest = whole % 60;
+    return minutes ? `${minutes}m${String(rest).padStart(2, "0")}s` : `${rest}s`;
+  }
+
+  // A running row's time goes on between the server's updates (it sends a row again when its
+  // figures change, not every second): counted here from when the row came.
+  function elapsedText(s) {
+    if (!s.running || !s.received) return s.elapsed_text;
+    return duration(Number(s.elapsed || 0) + (Date.now() - s.received) / 1000);
+  }
+
   function figures(s) {
-    const parts = [`${number(s.steps)} steps`, `${number(s.tokens)} tokens`];
+    const parts = [t("{n} steps", { n: number(s.steps) }), t("{n} tokens", { n: number(s.tokens) })];
     if (s.cost) parts.push(money(s.cost));
-    parts.push(s.elapsed_text);
+    parts.push(elapsedText(s));
+    if (s.cited) {  // a finished run's [citation accuracy, effective citations]: what runs are compared by
+      const [accuracy, effective] = s.cited;
+      if (typeof accuracy === "number") parts.push(t("accuracy {p}", { p: `${Math.round(accuracy * 100)}%` }));
+      if (typeof effective === "number") parts.push(t("{n} effective", { n: number(effective) }));
+    }
     return parts.join(" · ");
   }
 
+  // When a run started, in the reader's locale: with the folder name, what tells two runs of one
+  // title apart.
+  function startedAt(stamp) {
+    const date = stamp ? new Date(stamp) : null;
+    if (!date || Number.isNaN(date.getTime())) return "";
+    return date.toLocaleString(lang === "zh" ? "zh-CN" : undefined, { dateStyle: "short", timeStyle: "short" });
+  }
+
   function badge(status, note) {
-    const shown = el("span", `badge status-${status}`, STATUS_LABEL[status] || status);
+    const shown = el("span", `badge status-${status}`, t(status));
     // A finished run whose report keeps citations the audit could not verify says so on hover.
     if (note) {
       shown.classList.add("unverified");
@@ -106,14 +134,15 @@
   function citationFigures(c) {
     if (!c) return null;
     const accuracy = typeof c.citation_accuracy === "number" ? `${Math.round(c.citation_accuracy * 100)}%` : "n/a";
-    const parts = [`citations: ${number(c.checked)} checked`, `accuracy ${accuracy}`];
-    if (typeof c.effective_citations === "number") parts.push(`${number(c.effective_citations)} effective`);
+    const parts = [t("citations: {n} checked", { n: number(c.checked) }), t("accuracy {p}", { p: accuracy })];
+    if (typeof c.effective_citations === "number") parts.push(t("{n} effective", { n: number(c.effective_citations) }));
     return parts.join(" · ");
   }
 
   function citationDetail(c) {
-    const counts = ["supported", "weak", "unsupported"].filter((k) => typeof c[k] === "number").map((k) => `${number(c[k])} ${k}`);
-    const by = c.checked_by ? `checked by ${c.checked_by === "lexical" ? "the lexical check" : c.checked_by.replace(/^model:/, "the model ")}` : "";
+    const counts = ["supported", "weak", "unsupported"].filter((k) => typeof c[k] === "number").map((k) => t(`{n} ${k}`, { n: number(c[k]) }));
+    let by = "";
+    if (c.checked_by) by = c.checked_by === "lexical" ? t("checked by the lexical check") : t("checked by the model {name}", { name: c.checked_by.replace(/^model:/, "") });
     return [counts.join(", "), by].filter(Boolean).join("; ");
   }
 
@@ -124,9 +153,47 @@
     link.href = `#ws=${encodeURIComponent(s.id)}&tab=${view.tab}`;
     const top = el("div", "ws-top");
     top.append(el("span", "ws-title", s.title), badge(s.status, s.citation_note));
-    link.append(top, el("div", "ws-figures", figures(s)));
+    const where = [s.folder, startedAt(s.created_at) && t("started {when}", { when: startedAt(s.created_at) })];
+    link.append(top, el("div", "ws-where", where.filter(Boolean).join(" · ")), el("div", "ws-figures", figures(s)));
     item.append(link);
     return item;
+  }
+
+  // -- the list, pushed by the server: /api/workspaces/stream sends it whole, then the rows that
+  // changed. Should the stream fail for good (an old proxy, a refused token), the page asks for the
+  // whole list every few seconds instead, and tries the stream again now and then.
+  const list = { rows: new Map(), order: [], stream: null, poll: null };
+
+  function renderList() {
+    const shown = list.order.map((id) => list.rows.get(id)).filter(Boolean);
+    $("#workspace-list").replaceChildren(...shown.map(listItem));
+    $("#no-workspaces").hidden = shown.length > 0;
+    // The one workspace opens by itself (also when it appears after the page: a run just started).
+    if (!view.ws && !location.hash && shown.length === 1) location.hash = `ws=${encodeURIComponent(shown[0].id)}`;
+  }
+
+  function applyList(data) {
+    const now = Date.now();
+    $("#folder").textContent = data.folder;
+    $("#new-run-button").hidden = !data.can_start;
+    list.rows = new Map(data.workspaces.map((s) => [s.id, { ...s, received: now }]));
+    list.order = data.workspaces.map((s) => s.id);
+    renderList();
+  }
+
+  function applyChanges(change) {
+    const now = Date.now();
+    for (const id of change.removed || []) list.rows.delete(id);
+    for (const row of change.rows || []) list.rows.set(row.id, { ...row, received: now });
+    if (change.order || (change.removed || []).length) {
+      if (change.order) list.order = change.order;
+      renderList();
+      return;
+    }
+    for (const row of change.rows || []) {
+      const shown = $$("#workspace-list li").find((item) => item.dataset.ws === row.id);
+      if (shown) shown.replaceWith(listItem(list.rows.get(row.id)));
+    }
   }
 
   async function refreshList() {
@@ -140,17 +207,62 @@
       }
       return;
     }
-    $("#folder").textContent = data.folder;
-    const list = $("#workspace-list");
-    list.replaceChildren(...data.workspaces.map(listItem));
-    $("#no-workspaces").hidden = data.workspaces.length > 0;
-    if (!view.ws && data.workspaces.length === 1) location.hash = `ws=${encodeURIComponent(data.workspaces[0].id)}`;
+    applyList(data);
   }
+
+  function startPolling() {
+    if (list.poll) return;
+    refreshList();
+    list.poll = setInterval(refreshList, 3000);
+  }
+
+  function stopPolling() {
+    clearInterval(list.poll);
+    list.poll = null;
+  }
+
+  function watchList() {
+    if (!window.EventSource) {
+      startPolling();
+      return;
+    }
+    const stream = new EventSource(`/api/workspaces/stream?${new URLSearchParams({ token })}`);
+    list.stream = stream;
+    stream.addEventListener("list", (message) => {
+      stopPolling();
+      applyList(JSON.parse(message.data));
+    });
+    stream.addEventListener("changes", (message) => applyChanges(JSON.parse(message.data)));
+    // A dropped connection is reopened by the browser (after `retry`), and the server then sends
+    // the whole list again. Closed for good (refused, or the view is gone): poll instead.
+    stream.addEventListener("error", () => {
+      if (stream.readyState !== EventSource.CLOSED) return;
+      startPolling();
+      setTimeout(() => {
+        if (list.stream === stream) watchList();
+      }, 15000);
+    });
+  }
+
+  // The running rows' elapsed time, counted on between updates.
+  setInterval(() => {
+    for (const item of $$("#workspace-list li")) {
+      const s = list.rows.get(item.dataset.ws);
+      const shown = s && s.running ? $(".ws-figures", item) : null;
+      if (shown) shown.textContent = figures(s);
+    }
+  }, 1000);
 
   // -- routing: #ws=<id>&tab=<tab> -------------------------------------------------------------------
   function route() {
+    if (location.hash === "#new") {
+      showNewRun();
+      return;
+    }
+    $("#new-run").hidden = true;
     const params = new URLSearchParams(location.hash.slice(1));
     const ws = params.get("ws");
+    if (!ws && !view.ws) $("#empty").hidden = false;
     const tab = params.get("tab") || view.tab;
     if (ws !== view.ws) openWorkspace(ws);
     showTab(tab);
@@ -169,6 +281,7 @@
     view.stale = new Set(["dashboards", "notebook", "sources", "report"]);
     resetTimeline();
     say("");
+    $("#new-run").hidden = true;
     $("#empty").hidden = !!ws;
     $("#run").hidden = !ws;
     for (const item of $$("#workspace-list li")) item.classList.remove("selected");
@@ -186,16 +299,16 @@
     // The browser reconnects by itself (after `retry`), continuing from the last event it got.
     stream.addEventListener("error", () => {
       if (stream.readyState === EventSource.CLOSED) {
-        say("Lost the connection to the view. If it was restarted, open the new URL it printed.", "error");
+        say(t("Lost the connection to the view. If it was restarted, open the new URL it printed."), "error", true);
       } else {
-        say("Lost the connection to the view; reconnecting…", "error");
+        say(t("Lost the connection to the view; reconnecting…"), "error", true);
       }
     });
     stream.addEventListener("open", () => {
-      if ($("#message").textContent.startsWith("Lost the connection")) say("");
+      if ($("#message").classList.contains("lost")) say("");
     });
     view.stream = stream;
-    refreshList();
+    for (const item of $$("#workspace-list li")) item.classList.toggle("selected", item.dataset.ws === ws);
   }
 
   function showTab(tab) {
@@ -226,7 +339,11 @@
   function showState(s) {
     view.summary = s;
     const listed = $$("#workspace-list li").find((item) => item.dataset.ws === s.id);
-    if (listed) listed.replaceWith(listItem(s)); // the list follows the open run live
+    if (listed) {
+      // the list follows the open run live
+      list.rows.set(s.id, { ...s, received: Date.now() });
+      listed.replaceWith(listItem(list.rows.get(s.id)));
+    }
     $("#run-title").textContent = s.title;
     $("#run-purpose").textContent = s.purpose || "";
     $("#stop").hidden = !s.running;
@@ -236,7 +353,7 @@
       if (view.versions[file] !== undefined && view.versions[file] !== version) {
         for (const tab of DEPENDS[file] || []) view.stale.add(tab);
         if (file.endsWith("_dashboard.md") && view.editing[file] !== undefined) {
-          noteEditor(file, "The run has changed this dashboard since you started editing.");
+          noteEditor(file, t("The run has changed this dashboard since you started editing."));
         }
       }
       view.versions[file] = version;
@@ -253,9 +370,9 @@
     const parts = [];
     // run.json counts finished steps; while the run works, the step under way is the one shown.
     const step = s.running ? Math.max(s.steps, timeline.lastStep || 0) : s.steps;
-    parts.push(s.max_steps ? `step ${number(step)}/${number(s.max_steps)}` : `${number(step)} steps`);
+    parts.push(s.max_steps ? t("step {n} of {max}", { n: number(step), max: number(s.max_steps) }) : t("{n} steps", { n: number(step) }));
     if (s.running && timeline.activity) parts.push(timeline.activity);
-    parts.push(`${number(s.tokens)} tokens`);
+    parts.push(t("{n} tokens", { n: number(s.tokens) }));
     if (s.cost) parts.push(money(s.cost)); // no prices configured: no cost to show
     parts.push(s.elapsed_text);
     if (s.model) parts.push(s.model);
@@ -292,7 +409,7 @@
       // server refuses to save it too).
       const edit = $(".edit", article);
       edit.disabled = !!data[name].cut;
-      edit.title = data[name].cut ? "Too long to edit here (over 2 MB, shown cut): edit it in an editor." : "";
+      edit.title = data[name].cut ? t("Too long to edit here (over 2 MB, shown cut): edit it in an editor.") : "";
     }
   }
 
@@ -301,7 +418,7 @@
     const holder = $(".editor-note", article);
     holder.replaceChildren(el("span", "", text));
     if (withOverwrite) {
-      const force = el("button", "danger", "Save anyway");
+      const force = el("button", "danger", t("Save anyway"));
       force.type = "button";
       force.addEventListener("click", () => saveDashboard(name, true));
       holder.append(" ", force);
@@ -314,7 +431,7 @@
     if (current.cut) return;
     view.editing[name] = current.sha;
     $("textarea", article).value = current.text;
-    noteEditor(name, "The agent reads your text at its next step.");
+    noteEditor(name, t("The agent reads your text at its next step."));
     $(".editor", article).hidden = false;
     $(".doc", article).hidden = true;
     $(".edit", article).hidden = true;
@@ -336,14 +453,14 @@
       await post(`/api/dashboards/${encodeURIComponent(name)}`, { ws: view.ws }, { content, base: overwrite ? null : view.editing[name] });
     } catch (error) {
       if (error.status === 409) {
-        noteEditor(name, `${error.message}. Reload to see its version, or save yours over it.`, true);
+        noteEditor(name, t("{error}. Reload to see its version, or save yours over it.", { error: error.message }), true);
       } else {
-        noteEditor(name, `Not saved: ${error.message}`);
+        noteEditor(name, t("Not saved: {error}", { error: error.message }));
       }
       return;
     }
     stopEditing(name);
-    say(`Saved ${name}. A running agent continues from your text at its next step.`, "ok");
+    say(t("Saved {name}. A running agent continues from your text at its next step.", { name }), "ok");
     await loadDashboards();
   }
 
@@ -360,7 +477,7 @@
       list.append(item);
     }
     if (!data.files.length) {
-      list.append(el("li", "hint", "No notes yet."));
+      list.append(el("li", "hint", t("No notes yet.")));
       $("#notebook-doc").replaceChildren();
     } else {
       await openNotebookFile(data.files.includes(view.notebookFile) ? view.notebookFile : data.files[0]);
@@ -396,12 +513,12 @@
       button.type = "button";
       button.dataset.id = s.id;
       button.append(el("span", "source-badge", s.id), el("span", "source-title", s.title || s.url));
-      if (!s.fetched) button.append(el("span", "source-seen", "search result"));
+      if (!s.fetched) button.append(el("span", "source-seen", t("search result")));
       button.addEventListener("click", () => openSource(s.id));
       item.append(button);
       list.append(item);
     }
-    if (!known.size) list.append(el("li", "hint", "No sources yet."));
+    if (!known.size) list.append(el("li", "hint", t("No sources yet.")));
     const first = view.sourceId && known.has(view.sourceId) ? view.sourceId : known.keys().next().value;
     if (first) await openSource(first);
   }
@@ -422,7 +539,7 @@
       link.target = "_blank";
       link.rel = "noopener noreferrer";
     }
-    const facts = [s.fetched ? `fetched ${s.fetched_at || ""}` : "seen in search results only", s.content_type, s.snapshot].filter(Boolean);
+    const facts = [s.fetched ? t("fetched {when}", { when: s.fetched_at || "" }) : t("seen in search results only"), s.content_type, s.snapshot].filter(Boolean);
     head.append(link, el("div", "source-facts", facts.join(" · ")));
     const body = el("div", "markdown snapshot");
     doc.append(head, body);
@@ -436,7 +553,7 @@
       data = await api("/api/report", { ws: view.ws });
     } catch (error) {
       if (error.status !== 404) throw error;
-      doc.replaceChildren(el("p", "hint", "No report yet: the run writes report.md when it finishes."));
+      doc.replaceChildren(el("p", "hint", t("No report yet: the run writes report.md when it finishes.")));
       return;
     }
     view.citations = data.citations || {};
@@ -497,25 +614,25 @@
     const records = view.citations[n];
     popover.replaceChildren();
     if (!records || !records.length) {
-      popover.append(el("div", "pop-passage", `No record for citation [${n}].`));
+      popover.append(el("div", "pop-passage", t("No record for citation [{n}].", { n })));
     } else {
       const r = pickRecord(records, anchor);
       popover.append(el("div", "pop-number", `[${n}]${r.source ? ` · ${r.source}` : ""}`), sourceHeader(r.title, r.url, r.source));
       if (r.verdict) popover.append(el("span", `badge verdict-${r.verdict}`, r.verdict));
-      const where = r.file ? `${r.file}${r.lines ? `, lines ${r.lines[0]}–${r.lines[1]}` : ""}` : "";
+      const where = r.file ? `${r.file}${r.lines ? `, ${t("lines {a}–{b}", { a: r.lines[0], b: r.lines[1] })}` : ""}` : "";
       const at = where ? ` (${where})` : "";
       if (!r.statement) {
         // No audit record: the opening of the source, which claims nothing.
-        popover.append(el("div", "pop-label", `Opening of the source${at}`));
-        popover.append(el("blockquote", "pop-passage", r.passage || "(no saved text)"));
+        popover.append(el("div", "pop-label", t("Opening of the source{at}", { at })));
+        popover.append(el("blockquote", "pop-passage", r.passage || t("(no saved text)")));
       } else if (r.verified) {
-        popover.append(el("div", "pop-label", `Supporting passage${at}`));
-        popover.append(el("blockquote", "pop-passage", r.passage || "(no saved text)"));
+        popover.append(el("div", "pop-label", t("Supporting passage{at}", { at })));
+        popover.append(el("blockquote", "pop-passage", r.passage || t("(no saved text)")));
       } else {
         // The check did not confirm the statement: the passage is only the closest one it found,
         // never to be read as the support.
         const reason = (r.reasons || []).find((text) => text && text.trim()) || "";
-        popover.append(el("div", "pop-label not-verified", r.passage ? `closest passage — not verified${at}` : "no passage found — not verified"));
+        popover.append(el("div", "pop-label not-verified", r.passage ? t("closest passage — not verified{at}", { at }) : t("no passage found — not verified")));
         if (reason) popover.append(el("div", "pop-reason", reason));
         if (r.passage) popover.append(el("blockquote", "pop-passage closest", r.passage));
       }
@@ -529,9 +646,9 @@
     const s = known.get(id);
     popover.replaceChildren(el("div", "pop-number", id));
     if (s) {
-      popover.append(sourceHeader(s.title, s.url, id), el("div", "pop-label", s.fetched ? "Click to read its snapshot" : "Seen in search results only"));
+      popover.append(sourceHeader(s.title, s.url, id), el("div", "pop-label", s.fetched ? t("Click to read its snapshot") : t("Seen in search results only")));
     } else {
-      popover.append(el("div", "pop-passage", "Not in the ledger."));
+      popover.append(el("div", "pop-passage", t("Not in the ledger.")));
     }
     place(anchor);
   }
@@ -582,9 +699,9 @@
   $("#stop").addEventListener("click", async () => {
     try {
       const answer = await post("/api/stop", { ws: view.ws });
-      say(`Stopping the run (process ${answer.stopping}): it saves its state and ends, resumably.`, "ok");
+      say(t("Stopping the run (process {pid}): it saves its state and ends, resumably.", { pid: answer.stopping }), "ok");
     } catch (error) {
-      say(`Not stopped: ${error.message}`, "error");
+      say(t("Not stopped: {error}", { error: error.message }), "error");
     }
   });
 
@@ -592,9 +709,9 @@
     $("#resume").disabled = true;
     try {
       const answer = await post("/api/resume", { ws: view.ws });
-      say(`Resumed (process ${answer.resumed}); its output goes to .runtime/view-resume.log.`, "ok");
+      say(t("Resumed (process {pid}); its output goes to .runtime/view-resume.log.", { pid: answer.resumed }), "ok");
     } catch (error) {
-      say(`Not resumed: ${error.message}`, "error");
+      say(t("Not resumed: {error}", { error: error.message }), "error");
     } finally {
       $("#resume").disabled = false;
     }
@@ -605,7 +722,7 @@
     if (!button) return;
     const format = button.dataset.format;
     button.disabled = true;
-    say(`Exporting the report as ${format.toUpperCase()}…`);
+    say(t("Exporting the report as {format}…", { format: format.toUpperCase() }));
     try {
       const response = await fetch(`/api/export/${format}?ws=${encodeURIComponent(view.ws)}`, { headers: { "X-Token": token } });
       if (!response.ok) {
@@ -620,15 +737,74 @@
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(link.href), 60000);
-      say(`Exported ${link.download}.`, "ok");
+      say(t("Exported {name}.", { name: link.download }), "ok");
     } catch (error) {
-      say(`Export failed: ${error.message}`, "error");
+      say(t("Export failed: {error}", { error: error.message }), "error");
     } finally {
       button.disabled = false;
     }
   });
 
+  // -- new research --------------------------------------------------------------------------------
+  function sayForm(text, kind = "info") {
+    const box = $("#new-run-message");
+    box.textContent = text;
+    box.className = `message ${kind}`;
+    box.hidden = !text;
+  }
+
+  function showNewRun() {
+    if (view.stream) view.stream.close();
+    Object.assign(view, { ws: null, stream: null, summary: null });
+    for (const item of $$("#workspace-list li")) item.classList.remove("selected");
+    $("#empty").hidden = true;
+    $("#run").hidden = true;
+    $("#new-run").hidden = false;
+    $("#new-title").focus();
+  }
+
+  $("#new-run-button").addEventListener("click", () => {
+    location.hash = "new";
+  });
+
+  $("#new-run-cancel").addEventListener("click", () => {
+    sayForm("");
+    history.back();
+  });
+
+  $("#new-run-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const fields = event.target.elements; // (form.title would be the form's own title attribute)
+    const value = (name) => fields.namedItem(name).value.trim();
+    const payload = { title: value("title") };
+    if (!payload.title) {
+      sayForm(t("The title is empty."), "error");
+      fields.namedItem("title").focus();
+      return;
+    }
+    if (value("purpose")) payload.purpose = value("purpose");
+    if (value("language")) payload.language = value("language");
+    // Sent as typed: the server says what is wrong with a number, in one place.
+    if (value("max_steps")) payload.max_steps = value("max_steps");
+    if (value("max_cost")) payload.max_cost = value("max_cost");
+    const start = $("#new-run-start");
+    start.disabled = true; // one click, one run
+    sayForm(t("Starting…"));
+    try {
+      const answer = await post("/api/runs", {}, payload);
+      event.target.reset();
+      sayForm("");
+      location.hash = `ws=${encodeURIComponent(answer.id)}`;
+      route(); // now, so that the message below is not cleared by opening the workspace
+      say(t("Started {folder} (process {pid}); its output goes to .view-logs/{folder}.log.", { folder: answer.folder, pid: answer.pid }), "ok");
+    } catch (error) {
+      sayForm(t("Not started: {error}", { error: error.message }), "error");
+    } finally {
+      start.disabled = false;
+    }
+  });
+
   window.addEventListener("hashchange", route);
-  refreshList().then(route);
-  setInterval(refreshList, 3000);
+  watchList();
+  route();
 })();

@@ -5,6 +5,7 @@
 
 (() => {
   const $ = (selector, root = document) => root.querySelector(selector);
+  const { t } = window.DeepResearcherI18n;
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -40,12 +41,12 @@
     const parts = [];
     if (timeline.skipped) {
       const mb = (bytes) => (bytes / 1e6).toFixed(1);
-      parts.push(`The first ${mb(timeline.skipped)} MB of the event log are not shown (the view sends only its last ${mb(timeline.kept)} MB)`);
+      parts.push(t("The first {mb} MB of the event log are not shown (the view sends only its last {kept} MB)", { mb: mb(timeline.skipped), kept: mb(timeline.kept) }));
     }
     if (timeline.dropped) {
-      parts.push(`${number(timeline.dropped)} earlier steps are not shown: the page keeps the last ${number(MAX_CARDS)}`);
+      parts.push(t("{n} earlier steps are not shown: the page keeps the last {max}", { n: number(timeline.dropped), max: number(MAX_CARDS) }));
     }
-    timeline.head.textContent = `${parts.join(". ")}. The whole log is in .runtime/events.jsonl.`;
+    timeline.head.textContent = `${parts.join(". ")}. ${t("The whole log is in .runtime/events.jsonl.")}`;
   }
 
   function noteSkipped(skipped) {
@@ -103,7 +104,7 @@
       const item = el("li", "step");
       const head = el("div", "step-head");
       const info = el("div", "step-info");
-      head.append(el("div", "step-number", `Step ${step}`), info);
+      head.append(el("div", "step-number", t("Step {n}", { n: step })), info);
       const body = el("ul", "step-body");
       item.append(head, body);
       append(item);
@@ -121,9 +122,9 @@
   };
 
   function agentLabel(agent) {
-    if (agent === "file") return "File agent";
-    if (agent === "browser") return "Browser agent";
-    if (agent.startsWith("research")) return `Research agent ${agent.replace(/^research-?/, "")}`.trim();
+    if (agent === "file") return t("File agent");
+    if (agent === "browser") return t("Browser agent");
+    if (agent.startsWith("research")) return t("Research agent {n}", { n: agent.replace(/^research-?/, "") }).trim();
     return agent;
   }
 
@@ -165,7 +166,9 @@
   }
 
   function countGroup(g) {
-    g.summary.textContent = `${agentLabel(g.agent)} · ${g.actions} action${g.actions === 1 ? "" : "s"} in ${g.steps} step${g.steps === 1 ? "" : "s"}`;
+    const counted = t("{agent} · {actions} actions in {steps} steps", { agent: agentLabel(g.agent), actions: g.actions, steps: g.steps });
+    // English singulars: "1 action in 1 step"
+    g.summary.textContent = counted.replace(/\b1 actions\b/, "1 action").replace(/\b1 steps\b/, "1 step");
   }
 
   const KEY_ARGUMENT = {
@@ -190,7 +193,7 @@
     const line = el("div", "line");
     line.append(el("span", "name", event.action), el("span", "args", describe(event.action, event.arguments)));
     const facts = [];
-    if (event.observation_chars !== undefined && event.observation_chars !== null) facts.push(`${number(event.observation_chars)} chars`);
+    if (event.observation_chars !== undefined && event.observation_chars !== null) facts.push(t("{n} chars", { n: number(event.observation_chars) }));
     if (event.duration !== undefined && event.duration !== null) facts.push(seconds(event.duration));
     line.append(el("span", "facts", facts.join(" · ")));
     row.append(line);
@@ -210,11 +213,11 @@
       case "run_started":
         timeline.run += 1;
         timeline.current = null;
-        note(e.resumes ? `Resumed (resume ${e.resumes})` : `Run started${e.model ? ` with ${e.model}` : ""}`, "marker");
-        timeline.activity = "starting";
+        note(e.resumes ? t("Resumed (resume {n})", { n: e.resumes }) : e.model ? t("Run started with {model}", { model: e.model }) : t("Run started"), "marker");
+        timeline.activity = t("starting");
         break;
       case "run_ended":
-        note(`Run ended: ${e.status}${e.reason ? ` (${e.reason})` : ""}`, `marker ended-${e.status}`, $("#timeline"));
+        note(`${t("Run ended: {status}", { status: t(String(e.status)) })}${e.reason ? ` (${e.reason})` : ""}`, `marker ended-${e.status}`, $("#timeline"));
         timeline.current = null;
         timeline.activity = "";
         break;
@@ -222,16 +225,16 @@
         if (agent === "main") {
           timeline.current = card(e.step);
           timeline.lastStep = Math.max(timeline.lastStep || 0, Number(e.step) || 0);
-          const calls = (e.calls || []).join(", ") || "no action";
+          const calls = (e.calls || []).join(", ") || t("no action");
           const clock = typeof e.time === "string" ? e.time.slice(11, 19) : "";
           timeline.current.info.textContent = `${clock} · ${compact((e.prompt_tokens || 0) + (e.completion_tokens || 0))} tokens`;
-          if ((e.problems || []).length) note(`The reply needed tolerance: ${e.problems.join(", ")}`, "warning");
+          if ((e.problems || []).length) note(t("The reply needed tolerance: {problems}", { problems: e.problems.join(", ") }), "warning");
           timeline.activity = calls;
         } else {
           const g = group(agent, e.parent);
           g.steps += 1;
           countGroup(g);
-          g.rows.append(el("li", "event sub-call", `step ${e.step}: ${(e.calls || []).join(", ") || "no action"}`));
+          g.rows.append(el("li", "event sub-call", `${t("step {n}", { n: e.step })}: ${(e.calls || []).join(", ") || t("no action")}`));
         }
         break;
       case "action":
@@ -254,12 +257,12 @@
       case "agent_started": {
         const g = group(agent);
         g.question = squash(String(e.question || ""));
-        g.rows.append(el("li", "event sub-call", `started: ${clip(g.question, 200)}`));
+        g.rows.append(el("li", "event sub-call", t("started: {question}", { question: clip(g.question, 200) })));
         break;
       }
       case "agent_ended": {
         const how = [e.outcome, e.steps ? `${e.steps} step${e.steps === 1 ? "" : "s"}` : "", e.reason].filter(Boolean).join(", ");
-        group(agent, e.parent).rows.append(el("li", "event sub-call", `ended${how ? `: ${how}` : ""}`));
+        group(agent, e.parent).rows.append(el("li", "event sub-call", how ? t("ended: {how}", { how }) : t("ended")));
         break;
       }
       case "browse_step": {
@@ -272,22 +275,22 @@
       }
       case "dashboard_edited":
         timeline.current = card(e.step); // noticed before the step's request: it opens that step
-        note(`Edited from outside the run: ${(e.files || []).join(", ")}; the agent continues from the edited text`, "edited");
+        note(t("Edited from outside the run: {files}; the agent continues from the edited text", { files: (e.files || []).join(", ") }), "edited");
         break;
       case "compaction":
-        note(`Context compacted (${e.how}): ${number(e.tokens_before)} → ${number(e.tokens_after)} tokens`, "system");
+        note(t("Context compacted ({how}): {before} → {after} tokens", { how: e.how, before: number(e.tokens_before), after: number(e.tokens_after) }), "system");
         break;
       case "context_overflow":
-        note(`The endpoint refused a request as too long: window ${number(e.window_before)} → ${number(e.window_after)} tokens`, "warning");
+        note(t("The endpoint refused a request as too long: window {before} → {after} tokens", { before: number(e.window_before), after: number(e.window_after) }), "warning");
         break;
       case "model_retry":
-        note(`Model call failed (${e.reason}); retry ${e.attempt} in ${seconds(e.delay || 0)}`, "warning");
+        note(t("Model call failed ({reason}); retry {n} in {delay}", { reason: e.reason, n: e.attempt, delay: seconds(e.delay || 0) }), "warning");
         break;
       case "model_waiting":
-        timeline.activity = `waiting for the model (${seconds(e.seconds || 0)})`;
+        timeline.activity = t("waiting for the model ({s})", { s: seconds(e.seconds || 0) });
         break;
       case "search_provider_failed":
-        note(`Search provider ${e.provider} failed: ${clip(String(e.error || ""), 200)}`, "warning");
+        note(t("Search provider {provider} failed: {error}", { provider: e.provider, error: clip(String(e.error || ""), 200) }), "warning");
         break;
       default: {
         const rest = Object.entries(e).filter(([k]) => !["time", "t", "event", "agent", "step"].includes(k));

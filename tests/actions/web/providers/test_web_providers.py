@@ -273,6 +273,10 @@ async def test_network_failures_are_retryable(name: str) -> None:
 class FakeDDGS:
     calls: ClassVar[list[tuple[str, int, str]]] = []
     outcome: ClassVar[Any] = None
+    options: ClassVar[list[dict[str, Any]]] = []
+
+    def __init__(self, **options: Any) -> None:
+        FakeDDGS.options.append(options)
 
     def text(self, query: str, **kwargs: Any) -> list[dict[str, Any]]:
         FakeDDGS.calls.append((query, kwargs["max_results"], threading.current_thread().name))
@@ -287,6 +291,7 @@ def fake_ddgs(monkeypatch: pytest.MonkeyPatch) -> type[FakeDDGS]:
 
     FakeDDGS.calls = []
     FakeDDGS.outcome = []
+    FakeDDGS.options = []
     monkeypatch.setattr(ddgs, "DDGS", FakeDDGS)
     return FakeDDGS
 
@@ -322,3 +327,44 @@ async def test_duckduckgo_no_results_is_an_empty_list(fake_ddgs: type[FakeDDGS])
 
     fake_ddgs.outcome = DDGSException("No results found.")
     assert await DuckDuckGoProvider().search("zzzz", 5) == []
+
+
+async def test_duckduckgo_unreachable_is_said_in_words_with_what_to_do(
+    fake_ddgs: type[FakeDDGS], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ddgs's raw transport text (a DNS failure nested in its own error) never reaches the user; the
+    proxy of the environment is handed to ddgs, which does not read HTTPS_PROXY itself."""
+    from ddgs.exceptions import DDGSException
+
+    for name in ("DDGS_PROXY", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    fake_ddgs.outcome = DDGSException(
+        "DNSError: DNSError('error sending request for url (https://search.yahoo.com/search?p=q) > error "
+        'resolving DNS > DNS error: no records found for Query { name: Name("search.yahoo.com."), query_type: A }\')'
+    )
+    with pytest.raises(SearchError) as exc:
+        await DuckDuckGoProvider().search("q", 5)
+    said = str(exc.value)
+    assert not exc.value.retryable  # no network: a retry a second later finds none either
+    assert (
+        "cannot be reached from this machine" in said and "name lookup" in said and "search.yahoo.com" in said
+    )
+    assert "--search local --corpus DIR" in said and "TAVILY_API_KEY" in said and "HTTPS_PROXY" in said
+    assert "Query {" not in said and "DNSError(" not in said
+    assert fake_ddgs.options == [{}]
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    fake_ddgs.outcome = DDGSException(
+        "ConnectError: ConnectError('error sending request > Connection refused (os error 111)')"
+    )
+    with pytest.raises(SearchError) as exc:
+        await DuckDuckGoProvider().search("q", 5)
+    assert "through the proxy http://proxy.example:3128" in str(exc.value) and "os error" not in str(
+        exc.value
+    )
+    assert fake_ddgs.options[-1] == {"proxy": "http://proxy.example:3128"}
+
+    fake_ddgs.outcome = DDGSException("something else went wrong")
+    with pytest.raises(SearchError) as exc:
+        await DuckDuckGoProvider().search("q", 5)
+    assert exc.value.retryable and "duckduckgo failed: something else went wrong" in str(exc.value)

@@ -48,7 +48,7 @@ def test_an_event_offset_that_is_not_a_plain_number_is_a_400(runs: Path, given: 
 
 def test_a_workspace_name_too_long_for_the_file_system_is_a_404(client: TestClient) -> None:
     answer = client.get("/api/summary", params={"ws": "a" * 300}, headers=AUTH)
-    assert answer.status_code == 404 and "no workspace" in answer.json()["error"]
+    assert answer.status_code == 404 and "is not a research workspace in this folder" in answer.json()["error"]
 
 
 def test_names_that_are_not_utf8_are_left_out_and_the_rest_is_listed(client: TestClient, runs: Path) -> None:

@@ -108,7 +108,7 @@ def test_a_port_in_use_is_one_clear_line(runs: Path) -> None:
 def test_a_folder_that_does_not_exist_is_one_clear_line(tmp_path: Path) -> None:
     result = run_cli(["view", str(tmp_path / "nowhere"), "--port", "0"], cli_env(), timeout=60)
     assert result.code == 1 and len(result.stderr.strip().splitlines()) == 1
-    assert "is not a folder" in result.stderr
+    assert "does not exist: give a workspace, or a folder of workspaces" in result.stderr
 
 
 def test_the_cli_help_of_view_names_its_port_and_folder() -> None:
