@@ -148,8 +148,18 @@ class Runs:
 
     def stop_all(self) -> None:
         """SIGTERM to every live run (it stops resumably), then wait; a run that hangs is killed."""
-        with contextlib.suppress(ValueError):  # a second SIGTERM must not cut the wait short
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # A second SIGTERM must not cut the wait short; the handler is put back after, since a
+        # process that keeps SIGTERM ignored passes that on to every child it starts later.
+        previous: Any = None
+        with contextlib.suppress(ValueError):  # not the main thread: nothing to change
+            previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            self._stop_children()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _stop_children(self) -> None:
         live = [c for c in self.children.values() if c.process.poll() is None]
         for child in live:
             with contextlib.suppress(OSError):  # ended meanwhile

@@ -44,7 +44,7 @@ from agent_runtime.app.children import (
     run_arguments,
     working_folder,
 )
-from agent_runtime.app.run_state import holds_lock_file, lock_state
+from agent_runtime.app.run_state import holds_lock_file, lock_state, utf8
 from agent_runtime.app.view.events import EventTail
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS, RUNTIME, Workspace, title_slug
@@ -243,17 +243,9 @@ def _text(body: dict[str, Any], name: str, limit: int) -> str:
     value = value.strip()
     if len(value) > limit:
         raise BadRequest(f"the {name} has {len(value):,} characters; at most {limit:,} are accepted")
-    if any(ord(c) < 32 and c not in "\t\n\r" for c in value) or not _encodable(value):
+    if any(ord(c) < 32 and c not in "\t\n\r" for c in value) or not utf8(value):
         raise BadRequest(f"the {name} holds control characters or broken Unicode: give plain text")
     return value
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _number(body: dict[str, Any], name: str, kind: type[int] | type[float], low: float, high: float) -> Any:

@@ -4,6 +4,7 @@ started against the scripted endpoint, its status polled until finished, and its
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import uuid
 from collections.abc import Callable
@@ -188,3 +189,18 @@ def test_a_report_path_outside_the_workspace_is_never_read(tmp_path: Path, monke
     except ValueError as exc:
         said = str(exc)
     assert "the neighbour's secret" not in said and "names a report outside its workspace" in said
+
+
+def test_stopping_the_runs_leaves_sigterm_as_it_was(tmp_path: Path, monkeypatch: Any) -> None:
+    """stop_all ignores a second SIGTERM while it waits; were that left so, every process started
+    afterwards would inherit SIGTERM ignored and could no longer be stopped by it."""
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    runs = _runs(tmp_path / "research", monkeypatch)
+    runs.start("Tidal power", None, None)
+    runs.stop_all()
+    assert signal.getsignal(signal.SIGTERM) == before
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    child.terminate()
+    assert child.wait(timeout=10) == -signal.SIGTERM
