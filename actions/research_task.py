@@ -465,7 +465,12 @@ def unfinished_research_note(workspace_root: Path, events: Iterable[dict[str, An
     """For the resume note: the research tasks the last run left unfinished (started without an
     end, interrupted, or cut by a budget), each with its question and what its notes file holds
     now; None when there are none. `events` is read once, as a stream."""
-    unfinished = [r for r in _last_run(events) if r.outcome in UNFINISHED]
+    return describe_unfinished(workspace_root, _last_run(events))
+
+
+def describe_unfinished(workspace_root: Path, records: Iterable[ResearchTaskRecord]) -> str | None:
+    """The note's words for the unfinished ones among `records`; None when none is unfinished."""
+    unfinished = [r for r in records if r.outcome in UNFINISHED]
     if not unfinished:
         return None
     policy = workspace_policy(workspace_root)

@@ -112,13 +112,11 @@ def make_workspace(root: Path, megabytes: int) -> Path:
 
 def old_resume_note(root: Path) -> str:
     """The note as it was built before: the whole log in a list (a copy of the old code)."""
-    from actions.files.common import plural, workspace_policy
-    from actions.research_task import UNFINISHED, describe_notes
+    from actions.research_task import describe_unfinished
     from agent_runtime.domain.tasks import research_tasks
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.engine.run_record import RunMeta, read_events
     from agent_runtime.engine.workspace import Workspace
-    from agent_runtime.errors import SandboxError
 
     workspace, meta, prompts, last = Workspace(root), RunMeta(title="T", status="running"), Prompts(), 5
     events = list(read_events(workspace.events_file))
@@ -138,28 +136,8 @@ def old_resume_note(root: Path) -> str:
             run = run[start:]
             break
         run = run[:start]
-    unfinished = [r for r in research_tasks(run) if r.outcome in UNFINISHED]
-    if not unfinished:
-        return note
-    policy = workspace_policy(workspace.root)
-    told = [
-        f"[research tasks] {plural(len(unfinished), 'research task')} did not finish before the run stopped; "
-        "their notes are kept:"
-    ]
-    for record in unfinished:
-        try:
-            notes = describe_notes(policy, record.notes_file)
-        except (SandboxError, ValueError):
-            notes = f"{record.notes_file}: cannot be read"
-        told.append(
-            f'- {record.agent} ({UNFINISHED[record.outcome]}): "{record.question[:300]}" (depth '
-            f"{record.depth or 'standard'}); notes: {notes}"
-        )
-    told.append(
-        "Re-run research_task with the same question and notes file to complete it (it appends to the notes), "
-        "or continue from the notes yourself; do not start over what the notes already hold."
-    )
-    return f"{note.rstrip()}\n\n" + "\n".join(told)
+    told = describe_unfinished(workspace.root, research_tasks(run))
+    return note if told is None else f"{note.rstrip()}\n\n{told}"
 
 
 def new_resume_note(root: Path) -> str:

@@ -19,13 +19,11 @@ from typing import Any
 
 import pytest
 
-from actions.files.common import plural, workspace_policy
 from actions.research_task import (
     ANSWER_LIMIT,
-    UNFINISHED,
     _Task,
     _tasks,
-    describe_notes,
+    describe_unfinished,
     research_finish,
     research_task,
     research_tools,
@@ -37,7 +35,6 @@ from agent_runtime.app.live import LiveView
 from agent_runtime.domain.ledger import Ledger, ledger_for
 from agent_runtime.domain.tasks import research_tasks
 from agent_runtime.engine.messages import Message
-from agent_runtime.errors import SandboxError
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, resume_run, settings, start_run
 from tests.conftest import cli_env, run_cli, write_cited_report
@@ -589,29 +586,8 @@ def old_last_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def old_unfinished_research_note(workspace_root: Path, events: list[dict[str, Any]]) -> str | None:
-    """The reference: the note as it was built from the whole log in memory."""
-    unfinished = [r for r in research_tasks(old_last_run(events)) if r.outcome in UNFINISHED]
-    if not unfinished:
-        return None
-    policy = workspace_policy(workspace_root)
-    lines = [
-        f"[research tasks] {plural(len(unfinished), 'research task')} did not finish before the run stopped; "
-        "their notes are kept:"
-    ]
-    for record in unfinished:
-        try:
-            notes = describe_notes(policy, record.notes_file)
-        except (SandboxError, ValueError):
-            notes = f"{record.notes_file}: cannot be read"
-        lines.append(
-            f'- {record.agent} ({UNFINISHED[record.outcome]}): "{record.question[:300]}" (depth '
-            f"{record.depth or 'standard'}); notes: {notes}"
-        )
-    lines.append(
-        "Re-run research_task with the same question and notes file to complete it (it appends to the notes), "
-        "or continue from the notes yourself; do not start over what the notes already hold."
-    )
-    return "\n".join(lines)
+    """The reference: the note as it was built from the whole log in memory (the same words)."""
+    return describe_unfinished(workspace_root, research_tasks(old_last_run(events)))
 
 
 def random_log(rng: random.Random, length: int) -> list[dict[str, Any]]:
