@@ -113,7 +113,7 @@ def audit(draft: str, ledger: Ledger, sources_dir: Path) -> list[CitedPair]:
             if source_id not in texts:
                 texts[source_id] = source_text(record, sources_dir)
             text, offset = texts[source_id]
-            check = check_citation(claim.statement, text)
+            check = check_citation(claim.statement, text, title=record.title or "")
             pairs.append(CitedPair(source_id, claim.line, check, offset, claim.start, claim.end))
     return pairs
 
@@ -139,6 +139,7 @@ async def judge_pairs(
     for source_id, all_items in by_source.items():
         record = ledger.get(source_id)
         text, _ = source_text(record, sources_dir) if record else ("", 0)
+        title = (record.title or "") if record else ""
         digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
         items = []
         for pair in all_items:
@@ -146,12 +147,12 @@ async def judge_pairs(
             if known is None:
                 items.append(pair)
             else:
-                _apply(pair, text, known, run)
+                _apply(pair, text, title, known, run)
         for start in range(0, len(items), BATCH):
             batch = items[start : start + BATCH]
             try:
                 judgements, prompt_tokens, completion_tokens = await ask_judge(
-                    model, prompts, record.title if record else "", text, [p.check for p in batch]
+                    model, prompts, title, text, [p.check for p in batch]
                 )
             except ModelError as exc:  # the lexical verdicts stand: a judge that fails must not block
                 run.failed_calls += 1
@@ -164,12 +165,12 @@ async def judge_pairs(
                     run.unanswered += 1
                     continue
                 answers[(run.model, digest, pair.statement)] = judgement
-                _apply(pair, text, judgement, run)
+                _apply(pair, text, title, judgement, run)
     return run
 
 
-def _apply(pair: CitedPair, text: str, judgement: Judgement, run: JudgeRun) -> None:
-    pair.check = check_citation(pair.statement, text, judge=judgement)
+def _apply(pair: CitedPair, text: str, title: str, judgement: Judgement, run: JudgeRun) -> None:
+    pair.check = check_citation(pair.statement, text, title=title, judge=judgement)
     if pair.check.judged_by == "lexical":
         run.quotes_rejected += 1
     else:
@@ -221,6 +222,7 @@ def citation_records(pairs: list[CitedPair], numbers: dict[str, int], ledger: Le
                 "judged_by": check.judged_by,
                 "passage": check.passage,
                 "passage_is": "supporting" if check.verdict == "supported" else "closest",
+                "context": check.context,
                 "file": snapshot,
                 "lines": list(pair.file_lines) if snapshot and check.passage and pair.file_lines[0] else None,
                 "score": check.score,

@@ -1,5 +1,6 @@
 """Does the source say what it is cited for? One public check, `check_citation`, in small parts:
 
+- `page`    — a source as a reader meets it: sentences under their title and headings;
 - `claims`  — the cited statements of a report (``[S<n>]`` markers) and the sentence splitter;
 - `facts`   — quantities, dates and ordinals with their bounds (more than, 不到, before, 截至…);
 - `text`    — words: stems and demonyms, jieba's Chinese words and names, negations, opposites;
@@ -20,14 +21,18 @@ from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason, Verdic
 __all__ = ["CitationCheck", "Judgement", "Reason", "Verdict", "check_citation"]
 
 
-def check_citation(claim: str, source_text: str, *, judge: Judgement | None = None) -> CitationCheck:
+def check_citation(claim: str, source_text: str, *, title: str = "", judge: Judgement | None = None) -> CitationCheck:
     """The verdict on `claim` against `source_text`: "supported", "weak" or "unsupported", with the
     closest passage and its lines, the reasons in plain words, and `judged_by`.
+
+    The passage is read in its context, as a reader of the page reads it: the source's `title`, the
+    Markdown headings above the passage and the sentences before it say who "she" or "the company"
+    is and which year a section speaks of (`CitationCheck.context` shows the title and headings).
 
     The lexical pass always runs first and picks the passage. With `judge` (a model's answer on this
     claim, from `judge.ask_judge`), the judge's verdict replaces the lexical one when its quote is
     really in the source; a quote that is not leaves the lexical verdict, marked so."""
-    lexical = check_lexical(claim, source_text)
+    lexical = check_lexical(claim, source_text, title)
     if judge is None:
         return lexical
     return apply_judgement(lexical, judge, source_text)

@@ -141,7 +141,7 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:%|percent|per cent))", re.I), "md_en"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b", re.I), "dm_en"),
     (re.compile(r"(?<!\d)(\d{4}|" + _ZH_YEAR + r")\s*年(?!\s*(?:\d{1,2}|[一二三四五六七八九十]{1,2})\s*月)(?!代)"), "y"),
-    (re.compile(r"(?<![\d,.$€£¥])(1[89][0-9]{2}|20[0-9]{2})(?!\d|[,.]\d|\s*%)(?!\s*(?:年|[%％]|[A-Za-z]*\s*(?:per\s*cent|percent)))(?!\s+(?!years\b|seasons\b)[a-z]{2,}[a-rt-z]s\b)(?!\s*[个名人家台辆件份亿万千百元美])"), "y"),
+    (re.compile(r"(?<![\d,.$€£¥])(1[89][0-9]{2}|20[0-9]{2})(?!\d|[,.]\d|\s*%)(?!\s*(?:年|[%％]|[A-Za-z]*\s*(?:per\s*cent|percent)))(?!\s+(?!years\b|seasons\b)[a-z]{2,}[a-hj-rtv-z]s\b)(?!\s*[个名人家台辆件份亿万千百元美])"), "y"),
     (re.compile(rf"\b({_MONTH_RE})\b(?!\s*\d)", re.I), "m"),
     (re.compile(r"(?<!\d)(\d{1,2}|[一二三四五六七八九十]{1,2})\s*月(?!\s*(?:\d|[一二三四五六七八九十])+\s*[日号])(?!份额)"), "m"),
 ]  # fmt: skip
@@ -255,8 +255,8 @@ def extract(text: str, *, strict: bool) -> Facts:
             continue
         if re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+[ -]$", text[max(0, m.start() - 20) : m.start()]) and not (
             m.group(2) or m.group(3) or m.group(4)
-        ) and not re.search(r"\b(?:In|By|On|At|Since|From|Until|Before|After|About|Over|Under|Nearly|Some|Around)[ -]$", text[max(0, m.start() - 8) : m.start()]):
-            continue  # Apollo 11, Windows 11, Boeing 737: part of a name
+        ) and not re.search(r"\b(?:In|By|On|At|Since|From|Until|Before|After|About|Over|Under|Nearly|Some|Around)[ -]$", text[max(0, m.start() - 8) : m.start()]) and not re.search(r"[,，]", m.group(1)):
+            continue  # Apollo 11, Windows 11, Boeing 737: part of a name (never "Eastby 15,300")
         whole, frac, pct, scale = m.group(1), m.group(2), m.group(3), m.group(4)
         if scale and scale.lower() in ("m", "b", "k") and re.match(r"\s", text[m.end(1) + len(frac or "") + (1 if frac else 0) :]):
             scale = None  # "5 m" is metres, not millions
@@ -468,6 +468,12 @@ def _range(date: Date, year: int | None) -> tuple[int, int]:
     except ValueError:
         day = datetime.date(y, date.m, 28).toordinal()
     return day, day
+
+
+def day_range(date: Date) -> tuple[int, int]:
+    """The first and last day a date covers, as ordinal days (a date without a year is read in one
+    common year, so two such dates of one page compare)."""
+    return _range(date, None)
 
 
 def date_satisfies(claimed: Date, stated: Date) -> bool:

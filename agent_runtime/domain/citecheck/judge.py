@@ -40,16 +40,19 @@ class Judgement:
 
 def excerpt(source_text: str, checks: list[CitationCheck]) -> str:
     """What the judge reads: the whole source when it is short, else the lines around each claim's
-    closest passage, in order, with ``[…]`` where lines are left out."""
+    closest passage, each under the headings above it (a reader's context: which person or year
+    the section is about), in order, with ``[…]`` where lines are left out."""
     if len(source_text) <= EXCERPT_CHARS:
         return source_text.strip()
     lines = source_text.split("\n")  # counted as the lexical pass counts them (a form feed is no line)
     share = EXCERPT_CHARS // max(1, len(checks))  # each claim gets its part: none crowds out another
     keep: set[int] = set()
+    headings = [(number, len(m.group(1))) for number, line in enumerate(lines, 1) if (m := _HEADING.match(line))]
     for check in checks:
         first, last = check.lines
         if not first:
             continue
+        keep |= _heading_chain(headings, first)
         size = 0
         for number in range(max(1, first - _CONTEXT_LINES), min(len(lines), last + _CONTEXT_LINES) + 1):
             if size > share and not first <= number <= last:
@@ -64,6 +67,20 @@ def excerpt(source_text: str, checks: list[CitationCheck]) -> str:
         parts.append(lines[number - 1][: max(share, 2_000)])
         previous = number
     return "\n".join(parts).strip() or source_text[:EXCERPT_CHARS]
+
+
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})[ \t]+\S")
+
+
+def _heading_chain(headings: list[tuple[int, int]], line: int) -> set[int]:
+    """The lines of the headings in force at `line`: the nearest one of each shallower level."""
+    chain: set[int] = set()
+    deepest = 7
+    for number, level in reversed(headings):
+        if number < line and level < deepest:
+            chain.add(number)
+            deepest = level
+    return chain
 
 
 async def ask_judge(

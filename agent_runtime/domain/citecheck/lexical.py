@@ -23,12 +23,22 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
-from agent_runtime.domain.citecheck.claims import clean, sentence_spans
+from agent_runtime.domain.citecheck.claims import clean
+from agent_runtime.domain.citecheck.page import (
+    HONORIFICS,
+    Context,
+    Sentence,
+    context,
+    heading_sentences,
+    make_sentence,
+    scoped_dates,
+    source_sentences,
+)
+from agent_runtime.domain.citecheck.relations import check_relations
+from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles
 from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason, Verdict
 
 SUPPORTED = {"en": 0.6, "zh": 0.6}
@@ -39,7 +49,6 @@ _CLAUSE = re.compile(
     r"|但是|但|而且|然而|不过|之后|以后|因为|由于",
     re.I,
 )
-_PASSIVE = re.compile(r"\b(?:was|were|been|being|is|are)\s+\w+(?:ed|en)\s+by\b|被|由|遭", re.I)
 _REFERS = re.compile(
     r"\b(?:it|its|they|their|he|she|his|her|the (?:company|firm|group|bank|agency|ministry|government|city|"
     r"country|team|club|council|court|party|organisation|organization|university|institute|fund|board|"
@@ -48,58 +57,6 @@ _REFERS = re.compile(
     re.I,
 )
 _CAPITAL = re.compile(r"[A-Z][A-Za-z'’&.-]*[A-Za-z]|[A-Z]")
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    text: str
-    first: int
-    last: int
-    tokens: frozenset[str]
-    facts: fx.Facts
-    names: frozenset[str]  # capitalised words inside the sentence (stems)
-    plain: frozenset[str]  # words written in lower case (stems): ordinary words, not names
-    sequence: tuple[str, ...]  # its content words in order (for roles)
-
-
-@lru_cache(maxsize=64)
-def source_sentences(source_text: str) -> tuple[_Sentence, ...]:
-    """The sentences of a source with their lines and facts, parsed once (a report cites a source
-    many times)."""
-    starts = [0] + [m.end() for m in re.finditer("\n", source_text)]
-
-    def line_at(pos: int) -> int:
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if starts[mid] <= pos else (lo, mid - 1)
-        return lo + 1
-
-    out = []
-    for a, b in sentence_spans(source_text):
-        raw = source_text[a:b]
-        if not raw.strip():
-            continue
-        lead = len(raw) - len(raw.lstrip())
-        text = re.sub(r"\s+", " ", raw).strip()
-        caps = {tx.stem(m.group(0)) for m in re.finditer(r"(?<=[^\s.!?。]\s)[A-Z][A-Za-z'’-]+", text)}
-        out.append(
-            _Sentence(
-                text, line_at(a + lead), line_at(a + max(len(raw.rstrip()) - 1, 0)),
-                frozenset(tx.content_tokens(text)), fx.extract(text, strict=False), frozenset(caps),
-                frozenset(tx.stem(w) for w in re.findall(r"\b[a-z][a-z'’-]+", text)), tx.token_sequence(text),
-            )
-        )  # fmt: skip
-    # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
-    plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
-    named = []
-    for sentence in out:
-        first = re.match(r"[\W\d_]*([A-Z][A-Za-z'’-]+)", sentence.text)
-        word = first.group(1).lower() if first else ""
-        if word and word not in tx.STOP and word not in tx.OPENERS and tx.stem(word) not in plain:
-            sentence = replace(sentence, names=sentence.names | {tx.stem(word)})
-        named.append(sentence)
-    return tuple(named)
 
 
 def _names(claim: str, source_plain: frozenset[str], source_names: frozenset[str]) -> tuple[list[str], list[str]]:
@@ -160,7 +117,7 @@ def _word_score(word: str, zh: bool, text: str, tokens: frozenset[str]) -> float
     return tx.zh_found(word, text)
 
 
-def _coverage(words: set[str], zh: bool, sentences: list[_Sentence]) -> float:
+def _coverage(words: set[str], zh: bool, sentences: list[Sentence]) -> float:
     if not words:
         return 1.0
     text = "".join(s.text for s in sentences)
@@ -172,7 +129,7 @@ def _clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE.split(text) if c and c.strip()]
 
 
-def _matching_clauses(words: set[str], zh: bool, sentences: list[_Sentence]) -> str:
+def _matching_clauses(words: set[str], zh: bool, sentences: list[Sentence]) -> str:
     """The clauses of the passage that share the most of the claim's ordinary words."""
     scored = []
     for sentence in sentences:
@@ -183,8 +140,9 @@ def _matching_clauses(words: set[str], zh: bool, sentences: list[_Sentence]) -> 
     return " ".join(clause for score, clause in scored if best and score >= max(1, best - 1))
 
 
-def check_lexical(claim: str, source_text: str) -> CitationCheck:
-    """The lexical verdict on `claim` against `source_text` (see the module's docstring)."""
+def check_lexical(claim: str, source_text: str, title: str = "") -> CitationCheck:
+    """The lexical verdict on `claim` against `source_text`, whose title is `title` (see the
+    module's docstring)."""
     statement = clean(claim)
     if not re.search(r"[^\W\d_]", statement):
         return CitationCheck(statement, "weak", reasons=[Reason("no_words")])
@@ -200,33 +158,64 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
     claim_facts = fx.extract(statement, strict=True)
     ordinary = {w for w in words if w not in {tx.stem(n) for n in names if n.isascii()} and w not in names}
 
-    def fact_hits(s: _Sentence) -> int:
+    def fact_hits(s: Sentence) -> int:
         hits = sum(1 for q in claim_facts.quantities if any(fx.satisfies(q, p) for p in s.facts.quantities))
         return hits + sum(1 for d in claim_facts.dates if any(fx.date_satisfies(d, p) for p in s.facts.dates))
 
-    scored = [
-        (sum(_word_score(w, zh, s.text, s.tokens) for w in words) + fact_hits(s), -k)
+    def heading_hits(s: Sentence) -> float:
+        """Half a point for each of the claim's words and facts that only the headings above the
+        sentence give: a tie goes to the sentence in the section the claim names."""
+        if not s.headings:
+            return 0.0
+        scope = heading_sentences("", s.headings)
+        new_words = sum(
+            1 for w in words if _word_score(w, zh, s.text, s.tokens) < 1 and any(_word_score(w, zh, h.text, h.tokens) >= 1 for h in scope)
+        )
+        new_dates = sum(
+            1 for d in claim_facts.dates
+            if not any(fx.date_satisfies(d, p) for p in s.facts.dates)
+            and any(fx.date_satisfies(d, p) for h in scope for p in h.facts.dates)
+        )  # fmt: skip
+        return 0.5 * (new_words + new_dates)
+
+    scored = [  # a tie goes to the sentence that states the claim's facts
+        (sum(_word_score(w, zh, s.text, s.tokens) for w in words) + fact_hits(s) + heading_hits(s), fact_hits(s), -k)
         for k, s in enumerate(sentences)
     ]
     if not scored or max(scored)[0] <= 0:
         return CitationCheck(statement, "unsupported", reasons=[Reason("no_passage")])
-    anchor = -max(scored)[1]
+    anchor = -max(scored)[2]
     passage_ids = _join_neighbours(anchor, ordinary, claim_facts, zh, sentences)
     passage = [sentences[k] for k in passage_ids]
-    coverage = _coverage(words, zh, passage)
+    around = context(sentences, passage_ids, title)
+    coverage = _coverage(words, zh, [*passage, *around.levels])
     hard: list[Reason] = []
     soft: list[Reason] = []
     elsewhere = [s for k, s in enumerate(sentences) if k not in passage_ids and _shares(ordinary, zh, s)]
-    amount_hard, amount_soft = _check_amounts(claim_facts, sentences[anchor], passage, elsewhere)
+    near = range(max(0, anchor - _NEIGHBOURS), anchor + _NEIGHBOURS + 1)
+    window = [  # the anchor's section around it, and wherever else the claim's figures are stated
+        s for k, s in enumerate(sentences)
+        if (k in near and s.section == sentences[anchor].section)
+        or (claim_facts.amounts and fact_hits(s))
+        or (claim_facts.dates and _shares(ordinary, zh, s) and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(s)))
+    ]  # fmt: skip
+    related = check_relations(statement, claim_facts, window)
+    hard += related.hard
+    if related.words and words - related.words:  # "rose", "a week later": the figures say it
+        coverage = _coverage(words - related.words, zh, [*passage, *around.levels])
+    amount_hard, amount_soft = _check_amounts(
+        claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained
+    )
     hard += amount_hard
     soft += amount_soft
-    hard += _check_dates(claim_facts, sentences[anchor], [*passage, sentences[0], *elsewhere])
-    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage)
+    hard += _check_dates(claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], around)
+    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around)
     hard += ordinal_hard
     soft += ordinal_soft
     acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,6}\b", statement))
-    hard += _check_names(names, passage, sentences[0] if sentences else None, elsewhere, acronyms)
-    soft += _check_names(openers, passage, sentences[0] if sentences else None, elsewhere)
+    earlier = [*reversed(around.headings), *sentences[: passage_ids[0]]]
+    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, named, earlier, acronyms)
+    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, named, earlier)
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = tx.negation_count(statement) % 2 != tx.negation_count(matching) % 2
     flip = tx.opposite(statement, matching)
@@ -234,7 +223,10 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
         hard.append(Reason("negation"))
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
-    hard += _check_roles(statement, sentences[anchor])
+    hard += check_roles(statement, sentences[anchor])
+    page_names = named | (frozenset(tx.zh_names(source_text[:20_000])) if zh else frozenset())
+    soft += check_actor(statement, matching, sentences, passage_ids, page_names)
+    soft += check_cause(statement, [*passage, *around.before])
     verdict: Verdict
     if hard:
         verdict = "unsupported"
@@ -249,11 +241,13 @@ def check_lexical(claim: str, source_text: str) -> CitationCheck:
             soft.append(Reason("coverage_partial", detail=f"{coverage:.0%}"))
     text = ("" if zh else " ").join(s.text for s in passage)
     lines = (passage[0].first, passage[-1].last)
-    return CitationCheck(statement, verdict, text, lines, hard + soft, "lexical", round(min(1.0, coverage), 3))
+    return CitationCheck(
+        statement, verdict, text, lines, hard + soft, "lexical", round(min(1.0, coverage), 3), context=around.describe()
+    )
 
 
 def _join_neighbours(
-    anchor: int, ordinary: set[str], claim_facts: fx.Facts, zh: bool, sentences: tuple[_Sentence, ...]
+    anchor: int, ordinary: set[str], claim_facts: fx.Facts, zh: bool, sentences: tuple[Sentence, ...]
 ) -> list[int]:
     """The anchor, with the adjacent sentences that bring an ordinary word or a fact of the claim
     it lacks (a fact that the anchor states otherwise is caught as a swap later)."""
@@ -262,7 +256,7 @@ def _join_neighbours(
     held = _held(claim_facts, sentences[anchor])
     for step in (-1, 1):
         k = anchor + step
-        while 0 <= k < len(sentences) and abs(k - anchor) <= _NEIGHBOURS:
+        while 0 <= k < len(sentences) and abs(k - anchor) <= _NEIGHBOURS and sentences[k].section == sentences[anchor].section:
             s = sentences[k]
             new = {w for w in ordinary - have if _word_score(w, zh, s.text, s.tokens) >= 1}
             facts = _held(claim_facts, s) - held
@@ -275,7 +269,7 @@ def _join_neighbours(
     return sorted(chosen)
 
 
-def _held(claim: fx.Facts, sentence: _Sentence) -> set[int]:
+def _held(claim: fx.Facts, sentence: Sentence) -> set[int]:
     """Which of the claim's facts (by position) the sentence states."""
     out = {k for k, q in enumerate(claim.quantities) if any(fx.satisfies(q, p) for p in sentence.facts.quantities)}
     offset = len(claim.quantities)
@@ -283,16 +277,22 @@ def _held(claim: fx.Facts, sentence: _Sentence) -> set[int]:
 
 
 def _check_amounts(
-    claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence], elsewhere: list[_Sentence]
+    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], elsewhere: list[Sentence], explained: frozenset[int]
 ) -> tuple[list[Reason], list[Reason]]:
     """Each quantity of the claim in the passage; or, when the anchor states no rival value, in a
     sentence elsewhere that shares the claim's words. A small number word (two men) that is missing
     makes the claim weak, not unsupported: it is rarely the fact cited."""
     hard: list[Reason] = []
     soft: list[Reason] = []
-    for q in claim.amounts:
+    for k, q in enumerate(claim.amounts):
+        if k in explained:  # a change the source's two figures give (up 12%, six days later)
+            continue
         holders = [s for s in passage if any(fx.satisfies(q, p) for p in fx.candidates(q, s.facts.quantities))]
-        rivals = [p for p in fx.candidates(q, anchor.facts.quantities) if not fx.satisfies(q, p)]
+        others = [o for o in claim.amounts if o is not q]  # "from 380 to 412": 380 is no rival of 412
+        rivals = [
+            p for p in fx.candidates(q, anchor.facts.quantities)
+            if not fx.satisfies(q, p) and not any(fx.satisfies(o, p) for o in others)
+        ]  # fmt: skip
         if holders and (anchor in holders or not rivals):
             continue
         if not rivals and any(fx.satisfies(q, p) for s in elsewhere for p in s.facts.quantities):
@@ -306,12 +306,22 @@ def _check_amounts(
     return hard, soft
 
 
-def _check_dates(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]) -> list[Reason]:
+def _check_dates(claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context) -> list[Reason]:
+    """Each date of the claim in the passage, its context or the sentences that share its words
+    (each read with the date of its section). The anchor's own dates, or else the date of the
+    nearest heading above it, are its rivals: a section headed "2021 census" speaks of 2021, not
+    of 2019 (a claim's own other date is no rival: "from 2011 to 2021")."""
     reasons = []
+    own = scoped_dates(anchor)
     for d in claim.dates:
-        holders = [s for s in passage if any(fx.date_satisfies(d, p) for p in s.facts.dates)]
-        rivals = [p for p in anchor.facts.dates if not fx.date_satisfies(d, p) and (p.y is not None) == (d.y is not None)]
-        if holders and (anchor in holders or not rivals):
+        others = [o for o in claim.dates if o is not d]
+        holders = [s for s in passage if any(fx.date_satisfies(d, p) for p in scoped_dates(s))]
+        rivals = [
+            p for p in own
+            if not fx.date_satisfies(d, p) and (p.y is not None) == (d.y is not None)
+            and not any(fx.date_satisfies(o, p) for o in others)
+        ]  # fmt: skip
+        if any(fx.date_satisfies(d, p) for p in own) or (holders and not rivals):
             continue
         if rivals:
             reasons.append(Reason("value", said=d.text, found=", ".join(dict.fromkeys(p.text for p in rivals))))
@@ -320,11 +330,16 @@ def _check_dates(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]) -
     return reasons
 
 
-def _check_ordinals(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]) -> tuple[list[Reason], list[Reason]]:
+def _check_ordinals(
+    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context
+) -> tuple[list[Reason], list[Reason]]:
+    """Each ordinal of the claim in the passage or the headings above it ("## 第七次人口普查");
+    another ordinal there is a contradiction, none at all leaves the claim weak."""
     hard, soft = [], []
     stated = [p for s in passage for p in s.facts.ordinals]
+    scoped = [p for h in around.headings for p in h.facts.ordinals]
     for q in claim.ordinals:
-        if any(p.value == q.value for p in stated):
+        if any(p.value == q.value for p in (*stated, *scoped)):
             continue
         if stated:
             hard.append(Reason("ordinal", said=q.text, found=", ".join(dict.fromkeys(p.text for p in stated))))
@@ -333,55 +348,134 @@ def _check_ordinals(claim: fx.Facts, anchor: _Sentence, passage: list[_Sentence]
     return hard, soft
 
 
-def _shares(ordinary: set[str], zh: bool, sentence: _Sentence) -> bool:
+def _shares(ordinary: set[str], zh: bool, sentence: Sentence) -> bool:
     return any(_word_score(w, zh, sentence.text, sentence.tokens) >= 1 for w in ordinary)
 
 
 def _check_names(
+    claim: str,
     names: list[str],
-    passage: list[_Sentence],
-    lead: _Sentence | None,
-    elsewhere: list[_Sentence],
+    passage: list[Sentence],
+    around: Context,
+    lead: Sentence,
+    elsewhere: list[Sentence],
+    page_names: frozenset[str],
+    earlier: list[Sentence],
     acronyms: frozenset[str] = frozenset(),
 ) -> list[Reason]:
+    """Each name of the claim in the passage, or where a reader of the page takes it from:
+    - the passage's context (the sentences before it, the headings above it, the title), nearest
+      first, when the passage says "she", "it", "the company", names no one else, or names the same
+      person shorter (Curie, Dr. Curie, 张教授 for 张三); a section heading naming someone else stops
+      the search (a section about Pierre Curie does not speak of Marie; the page's own title or
+      first heading never does);
+    - the page's first sentence, which names its subject;
+    - the full name the page last gave before the passage, when the passage calls that person by
+      surname or title alone ("Ellery", "Ms Lind", "张教授"; `earlier`: the title, headings and
+      sentences before the passage, in the page's order);
+    - a sentence elsewhere sharing the claim's words, when the passage names no one else and the
+      missing name is not the other half of a name the passage gives (Curie there: Pierre is not).
+    """
     text = " ".join(s.text for s in passage)
     tokens = frozenset().union(*(s.tokens for s in passage))
     missing = [n for n in names if not _name_found(n, tokens, text)]
-    if missing and lead is not None and lead not in passage and (_REFERS.search(text) or not _own_names(passage, names)):
-        # "It", "the company", "该公司", or no subject at all: the passage speaks of what the lead names
-        missing = [n for n in missing if not _name_found(n, lead.tokens, lead.text)]
-    if missing and not _own_names(passage, names):  # no rival name in the passage: one said elsewhere
-        missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
+    claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
+    rivals = _own_names(passage, names) - claim_words
+    blocked = False  # the nearest heading names someone else: the passage speaks of them
+    if missing and (_REFERS.search(text) or not _subjects(passage, names) - claim_words):
+        stems = {tx.stem(n) if n.isascii() else n for n in names}
+        for level in around.levels:
+            heading = level in around.headings
+            where = level if heading else _subject_part(level)
+            missing = [n for n in missing if not _name_found(n, where.tokens, where.text)]
+            if not missing:
+                break
+            if heading and level is not around.headings[-1] and _heading_names(level, page_names) - stems:
+                blocked = True
+                break
+        if missing and not blocked and lead not in passage:
+            missing = [n for n in missing if not _name_found(n, lead.tokens, lead.text)]
+    if missing:  # "Ellery" or "张教授" in the passage: whom the page last called so in full
+        missing = [n for n in missing if not _named_earlier(n, claim, text, earlier)]
+    if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere
+        halves = _name_halves(claim, names, tokens, text)
+        missing = [n for n in missing if n in halves or not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
     # An acronym (LFP, IMF) the source uses elsewhere: the passage spells it out, or calls it "it".
     missing = [n for n in missing if not (n in acronyms and any(_name_found(n, s.tokens, s.text) for s in elsewhere))]
     return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
 
 
-def _own_names(passage: list[_Sentence], claimed: list[str]) -> set[str]:
+def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
+    """The names a section heading gives: its words that the page also writes as names in its
+    sentences (a heading "Pierre Curie" on a page that says "Pierre was…"; not "Ecology")."""
+    out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
+    if tx.is_chinese(heading.text):
+        out |= set(tx.zh_names(heading.text))
+    return out
+
+
+def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence]) -> bool:
+    """Whether the page's last full mention of the person the passage calls by surname (or by
+    surname and title) before the passage is the claim's: "Pierre" for a passage's "Curie" only if
+    the last "… Curie" before it was "Pierre Curie"."""
+    if not name.isascii():
+        surname = tx.zh_surname(name)
+        short = [n for n in tx.zh_names(passage) if tx.zh_same_person(n, name)] or ([surname] if re.search(
+            rf"{re.escape(surname)}(?:{'|'.join(tx.ZH_TITLES)})", passage) else [])  # fmt: skip
+        if not short:
+            return False
+        for sentence in reversed(earlier):
+            full = [n for n in tx.zh_names(sentence.text) if tx.zh_surname(n) == surname and 2 <= len(n) <= 4]
+            if full:
+                return full[-1] == name
+        return False
+    run = re.search(rf"\b{re.escape(name)}\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim, re.I)
+    if not run or not re.search(rf"\b{re.escape(run.group(1))}\b", passage):
+        return False
+    surname = run.group(1)
+    for sentence in reversed(earlier):
+        given = re.findall(rf"\b([A-Z][a-z'’-]+)\s+(?:[A-Z]\.\s+)?{re.escape(surname)}\b", sentence.text)
+        given = [g for g in given if g.lower() not in HONORIFICS]
+        if given:
+            return str(given[-1]).lower() == name
+    return False
+
+
+def _subject_part(sentence: Sentence) -> Sentence:
+    """The opening of a sentence, where its subject is named: a name further on ("…with Pierre
+    Curie") is not whom the next sentence's "she" means."""
+    if tx.is_chinese(sentence.text):
+        return make_sentence(sentence.text[:12])
+    return make_sentence(" ".join(sentence.text.split()[:6]))
+
+
+def _name_halves(claim: str, names: list[str], tokens: frozenset[str], text: str) -> set[str]:
+    """The claim's names that are part of a longer name whose other part the passage gives
+    ("Pierre" of "Pierre Curie" when the passage says "Curie")."""
+    out: set[str] = set()
+    for run in re.finditer(r"[A-Z][A-Za-z'’-]+(?:\s+[A-Z][A-Za-z'’-]+)+", claim):
+        parts = [w.lower() for w in run.group(0).split() if w.lower() in names]
+        found = [w for w in parts if _name_found(w, tokens, text)]
+        if found:
+            out |= {w for w in parts if w not in found}
+    return out
+
+
+def _own_names(passage: list[Sentence], claimed: list[str]) -> set[str]:
     """Names the passage gives that the claim does not."""
     own = set().union(*(s.names for s in passage)) - {tx.stem(n) for n in claimed if n.isascii()}
     text = " ".join(s.text for s in passage)
     if tx.is_chinese(text):
-        own |= {n for n in tx.zh_names(text) if n not in claimed}
+        own |= {n for n in tx.zh_names(text) if n not in claimed and not any(tx.zh_same_person(n, c) for c in claimed)}
     return own
+
+
+def _subjects(passage: list[Sentence], claimed: list[str]) -> set[str]:
+    """Names the passage gives as its subjects that the claim does not: the names in the opening
+    of each of its sentences ("Rovers had defender Sam Oduya…", not "…from the church of San
+    Telmo"), a bare sentence opener left out (it may be an ordinary word: "Entries and exits…")."""
+    return _own_names([_subject_part(s) for s in passage], claimed)
 
 
 def _display(name: str) -> str:
     return name[:1].upper() + name[1:]
-
-
-def _check_roles(claim: str, anchor: _Sentence) -> list[Reason]:
-    """Who did what to whom the other way round: three content words of the claim in a row (A sued
-    B) whose reverse is in the anchor (B sued A) while the claim's order is not, neither passive."""
-    if bool(_PASSIVE.search(claim)) != bool(_PASSIVE.search(anchor.text)):
-        return []
-    mine, theirs = tx.token_sequence(claim), anchor.sequence
-    ours = set(zip(theirs, theirs[1:], theirs[2:], strict=False))
-    capitals = {tx.stem(w) for w in re.findall(r"\b[A-Z][A-Za-z]+", claim)}
-    for a, verb, b in zip(mine, mine[1:], mine[2:], strict=False):
-        english = a.isascii() or b.isascii()
-        if english and not (a in capitals and b in capitals):
-            continue  # in English, who did what to whom is told by names
-        if a != b and (b, verb, a) in ours and (a, verb, b) not in ours:
-            return [Reason("roles", said=a, found=b)]
-    return []

@@ -23,7 +23,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 STOP = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "most", "my", "myself", "nor", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "said", "says", "say", "according", "per", "cent", "percent", "year", "years", "one", "however", "since", "amid", "among", "around", "within", "across", "toward", "towards", "upon", "yet", "still", "even", "may", "might", "shall", "via", "like", "thousand", "million", "billion", "trillion", "hundred", "bn", "mn", "mln", "tn", "overall", "meanwhile", "later", "earlier", "today", "yesterday", "also", "total", "including", "included", "over", "under", "above", "below", "nearly", "almost", "least", "fewer", "less", "more", "than", "roughly", "approximately", "excess", "upwards", "exceed", "exceeded", "exceeding", "exceeds"]
+    ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "most", "my", "myself", "nor", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "said", "says", "say", "according", "per", "cent", "percent", "year", "years", "one", "however", "since", "amid", "among", "around", "within", "across", "toward", "towards", "upon", "yet", "still", "even", "may", "might", "shall", "via", "like", "thousand", "million", "billion", "trillion", "hundred", "bn", "mn", "mln", "tn", "overall", "meanwhile", "later", "earlier", "today", "yesterday", "also", "total", "number", "amount", "including", "included", "over", "under", "above", "below", "nearly", "almost", "least", "fewer", "less", "more", "than", "roughly", "approximately", "excess", "upwards", "exceed", "exceeded", "exceeding", "exceeds"]
 )
 # Sentence openers that are ordinary words, never names, though capitalised ("Officials said …").
 OPENERS = frozenset(
@@ -48,6 +48,8 @@ SYNONYMS = {
     "rais": "rise", "expans": "expand", "growth": "rise", "particip": "take", "receiv": "get", "obtain": "get",
     "earn": "get", "made": "make", "produc": "make", "manufactur": "make", "employ": "hire", "recruit": "hire",
     "job": "work", "occur": "happen", "took": "take", "nation": "countri", "state-own": "state",
+    "depth": "deep", "deepest": "deep", "length": "long", "longest": "long", "width": "wide", "widest": "wide",
+    "height": "high", "highest": "high", "tallest": "tall", "breadth": "broad",
 }  # fmt: skip
 # Countries and their demonyms, where one is not the other plus -n/-an/-ian/-ese/-i.
 _DEMONYMS = {
@@ -328,3 +330,30 @@ def zh_name_found(name: str, text: str) -> bool:
         return True
     core = re.sub(r"(市政府|省政府|政府|特别行政区|自治区|市|省|县|区|镇|村|公司|集团|有限公司|股份)$", "", name)
     return len(core) >= 2 and core in text
+
+
+# What follows a Chinese surname when a page calls a person by surname and title (张教授, 王某, 李总).
+ZH_TITLES = (
+    "教授", "院士", "博士", "先生", "女士", "小姐", "老师", "医生", "大夫", "主任", "部长", "局长", "处长", "书记",
+    "市长", "省长", "县长", "董事长", "总经理", "经理", "总裁", "总", "工", "队长", "教练", "律师", "法官", "检察官",
+    "记者", "研究员", "委员", "主席", "校长", "院长", "所长", "厂长", "行长", "会长", "将军", "同学", "师傅", "某",
+)  # fmt: skip
+_ZH_COMPOUND_SURNAMES = ("欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "尉迟", "公孙", "令狐", "慕容", "夏侯", "长孙", "宇文", "司徒")
+
+
+def zh_surname(name: str) -> str:
+    """The surname of a Chinese person's name (欧阳修 → 欧阳, 张三 → 张)."""
+    return name[:2] if name.startswith(_ZH_COMPOUND_SURNAMES) else name[:1]
+
+
+def zh_same_person(short: str, full: str) -> bool:
+    """Whether `short` is how a page calls the person `full` by surname: 张教授, 王某, 老李, 小刘 for
+    张三, 王五, 李四, 刘六 (a full name of two to four characters)."""
+    if not 2 <= len(full) <= 4 or short == full:
+        return False
+    core = short.removeprefix("老").removeprefix("小") if len(short) >= 2 and short[0] in "老小" else short
+    for title in sorted(ZH_TITLES, key=len, reverse=True):
+        if core.endswith(title) and len(core) > len(title):
+            core = core[: -len(title)]
+            break
+    return core == zh_surname(full) and core != short

@@ -18,7 +18,8 @@ VERDICTS: tuple[Verdict, ...] = ("supported", "weak", "unsupported")
 @dataclass(frozen=True)
 class Reason:
     """Why a claim was not confirmed. `kind` is one of the `reason.*` keys of the language tables:
-    value, value_absent, ordinal, ordinal_absent, name, negation, opposite, roles, coverage_low,
+    value, value_absent, ordinal, ordinal_absent, name, negation, opposite, roles, direction, relation,
+    order, actor, cause, coverage_low,
     coverage_partial, no_passage, empty_source, no_words, judge_contradicted, judge_not_stated,
     judge_quote_rejected, judge_overruled, judge_failed."""
 
@@ -41,7 +42,8 @@ class CitationCheck:
     `passage` is the closest passage of the source (one to three sentences) and `lines` its first
     and last line in the source text (1-based; (0, 0) without a passage). `judged_by` is "lexical",
     "model:<name>" when a judge's verdict was accepted, or "lexical" with a reason saying why a
-    judge's was not. `quote` is the judge's deciding sentence, found in the source."""
+    judge's was not. `quote` is the judge's deciding sentence, found in the source. `context` is the source's title and the
+    headings above the passage (``Marie Curie › Later life``), which the passage was read with."""
 
     claim: str
     verdict: Verdict
@@ -51,6 +53,7 @@ class CitationCheck:
     judged_by: str = "lexical"
     score: float = 0.0
     quote: str = ""
+    context: str = ""  # where the passage stands: the source's title and the headings above it
 
     def explain(self, language: str | None = None) -> str:
         return "; ".join(reason.text(language) for reason in self.reasons)
