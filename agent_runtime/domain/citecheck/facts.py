@@ -146,7 +146,7 @@ _DATE_PATTERNS = [
     (re.compile(r"(?<!\d)(\d{1,2}|[一二三四五六七八九十]{1,2})\s*月(?!\s*(?:\d|[一二三四五六七八九十])+\s*[日号])(?!份额)"), "m"),
 ]  # fmt: skip
 _NUM_RE = re.compile(
-    r"(?<![A-Za-z\d.])(?<![A-Za-z]-)(\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(\d+))?"
+    r"(?<![A-Za-z\d.])(?<![A-Za-z\u4e00-\u9fff]-)(\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(\d+))?"
     r"(\s*(?:%|％|percent\b|per\s+cent\b|percentage\s+points?\b|pp\b|个百分点))?"
     r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千)(?![A-Za-z]))?",
     re.I,

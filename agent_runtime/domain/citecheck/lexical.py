@@ -56,6 +56,10 @@ _REFERS = re.compile(
     r"|该|其|公司|他|她|该行|集团",
     re.I,
 )
+# A Chinese proper name by its ending: a lake, a village, a ship, a bridge, a company…
+_ZH_PLACE = re.compile(
+    r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
+)
 _CAPITAL = re.compile(r"[A-Z][A-Za-z'’&.-]*[A-Za-z]|[A-Z]")
 
 
@@ -213,7 +217,10 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     hard += ordinal_hard
     soft += ordinal_soft
     acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,6}\b", statement))
-    earlier = [*reversed(around.headings), *sentences[: passage_ids[0]]]
+    # Where a reader last met a person's full name: the title, the headings, the page's first
+    # sentence, then the sentences of the passage's own section before it.
+    section_before = [x for x in sentences[: passage_ids[0]] if x.section == sentences[anchor].section]
+    earlier = [*reversed(around.headings), *([sentences[0]] if sentences[0] not in section_before else []), *section_before]
     hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, named, earlier, acronyms)
     soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, named, earlier)
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
@@ -381,8 +388,12 @@ def _check_names(
     missing = [n for n in names if not _name_found(n, tokens, text)]
     claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
     rivals = _own_names(passage, names) - claim_words
+    # A person the passage calls by surname or title ("Ellery", "王教授") is whom the page last
+    # named so in full, and no one else: neither context nor another sentence lends the name.
+    shortened = [n for n in missing if _called_short(n, claim, text)]
+    missing = [n for n in missing if n not in shortened]
     blocked = False  # the nearest heading names someone else: the passage speaks of them
-    if missing and (_REFERS.search(text) or not _subjects(passage, names) - claim_words):
+    if missing and _refers_to_context(text, _subjects(passage, names) - claim_words):
         stems = {tx.stem(n) if n.isascii() else n for n in names}
         for level in around.levels:
             heading = level in around.headings
@@ -395,11 +406,9 @@ def _check_names(
                 break
         if missing and not blocked and lead not in passage:
             missing = [n for n in missing if not _name_found(n, lead.tokens, lead.text)]
-    if missing:  # "Ellery" or "张教授" in the passage: whom the page last called so in full
-        missing = [n for n in missing if not _named_earlier(n, claim, text, earlier)]
     if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere
-        halves = _name_halves(claim, names, tokens, text)
-        missing = [n for n in missing if n in halves or not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
+        missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
+    missing += [n for n in shortened if not _named_earlier(n, claim, text, earlier)]
     # An acronym (LFP, IMF) the source uses elsewhere: the passage spells it out, or calls it "it".
     missing = [n for n in missing if not (n in acronyms and any(_name_found(n, s.tokens, s.text) for s in elsewhere))]
     return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
@@ -415,29 +424,33 @@ def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
 
 
 def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence]) -> bool:
-    """Whether the page's last full mention of the person the passage calls by surname (or by
-    surname and title) before the passage is the claim's: "Pierre" for a passage's "Curie" only if
-    the last "… Curie" before it was "Pierre Curie"."""
-    if not name.isascii():
-        surname = tx.zh_surname(name)
-        short = [n for n in tx.zh_names(passage) if tx.zh_same_person(n, name)] or ([surname] if re.search(
-            rf"{re.escape(surname)}(?:{'|'.join(tx.ZH_TITLES)})", passage) else [])  # fmt: skip
-        if not short:
+    """Whether the person the passage calls by surname (or surname and title) is the claim's: the
+    full name last given before the passage in its section, or else in the title, the headings
+    and the page's first sentence (`earlier`, in the page's order) — "Pierre" for a passage's
+    "Curie" only if that last "… Curie" was "Pierre Curie"."""
+    if name.isascii():
+        run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
+        if not run:
             return False
-        for sentence in reversed(earlier):
-            full = [n for n in tx.zh_names(sentence.text) if tx.zh_surname(n) == surname and 2 <= len(n) <= 4]
-            if full:
-                return full[-1] == name
-        return False
-    run = re.search(rf"\b{re.escape(name)}\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim, re.I)
-    if not run or not re.search(rf"\b{re.escape(run.group(1))}\b", passage):
-        return False
-    surname = run.group(1)
+        surname = run.group(1)
+
+        def given(text: str) -> list[str]:  # the names before the surname: Marie Skłodowska Curie
+            runs = re.findall(rf"((?:\b[A-Z][^\W\d_]*\.?\s+){{1,3}}){re.escape(surname)}\b", text)
+            return [" ".join(w.lower().rstrip(".") for w in run.split() if w.lower().rstrip(".") not in HONORIFICS) for run in runs]
+    else:
+        family = tx.zh_surname(name)
+
+        def given(text: str) -> list[str]:
+            whole = [text] if 2 <= len(text) <= 4 and text.startswith(family) else []  # a title that is a name
+            found = [n for n in tx.zh_names(text) if tx.zh_surname(n) == family and 2 <= len(n) <= 4]
+            return whole + [n for n in found if not tx.zh_same_person(n, name)]  # 刘老 is no full name
+
     for sentence in reversed(earlier):
-        given = re.findall(rf"\b([A-Z][a-z'’-]+)\s+(?:[A-Z]\.\s+)?{re.escape(surname)}\b", sentence.text)
-        given = [g for g in given if g.lower() not in HONORIFICS]
-        if given:
-            return str(given[-1]).lower() == name
+        for run in reversed([n for n in given(sentence.text) if n]):
+            if name in run.split() or run == name:
+                return True
+            if " " not in run:  # one given name before the surname: another person ("Pierre Curie");
+                return False  # a longer run of capitals may be a phrase ("the First World War Curie…")
     return False
 
 
@@ -449,16 +462,32 @@ def _subject_part(sentence: Sentence) -> Sentence:
     return make_sentence(" ".join(sentence.text.split()[:6]))
 
 
-def _name_halves(claim: str, names: list[str], tokens: frozenset[str], text: str) -> set[str]:
-    """The claim's names that are part of a longer name whose other part the passage gives
-    ("Pierre" of "Pierre Curie" when the passage says "Curie")."""
-    out: set[str] = set()
-    for run in re.finditer(r"[A-Z][A-Za-z'’-]+(?:\s+[A-Z][A-Za-z'’-]+)+", claim):
-        parts = [w.lower() for w in run.group(0).split() if w.lower() in names]
-        found = [w for w in parts if _name_found(w, tokens, text)]
-        if found:
-            out |= {w for w in parts if w not in found}
-    return out
+def _called_short(name: str, claim: str, passage: str) -> bool:
+    """Whether the passage calls the claim's person `name` belongs to by surname alone, or by
+    surname and title: "Pierre" of "Pierre Curie" where the passage says "Curie"; 王慧敏 where it
+    says 王教授."""
+    if not name.isascii():
+        surname = tx.zh_surname(name)
+        return 2 <= len(name) <= 4 and surname in tx.ZH_SURNAMES and any(
+            tx.zh_same_person(short, name) for short in tx.zh_people(passage)
+        )
+    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
+    return bool(run) and bool(re.search(rf"\b{re.escape(run.group(1))}\b", passage)) and not re.search(  # type: ignore[union-attr]
+        rf"\b{re.escape(name)}\b", passage, re.I
+    )
+
+
+def _refers_to_context(text: str, subjects: set[str]) -> bool:
+    """Whether the passage speaks of someone its context names: it names no subject of its own,
+    or says "she", "it", "the company", "该" before it names one (after one, "该桥" is that one)."""
+    if not subjects:
+        return True
+    refers = _REFERS.search(text)
+    if not refers:
+        return False
+    low = text.lower()
+    first_rival = min((low.find(n.lower()[:4]) for n in subjects if low.find(n.lower()[:4]) >= 0), default=len(text))
+    return refers.start() < first_rival
 
 
 def _own_names(passage: list[Sentence], claimed: list[str]) -> set[str]:
@@ -474,7 +503,20 @@ def _subjects(passage: list[Sentence], claimed: list[str]) -> set[str]:
     """Names the passage gives as its subjects that the claim does not: the names in the opening
     of each of its sentences ("Rovers had defender Sam Oduya…", not "…from the church of San
     Telmo"), a bare sentence opener left out (it may be an ordinary word: "Entries and exits…")."""
-    return _own_names([_subject_part(s) for s in passage], claimed)
+    openings = [_subject_part(s) for s in passage]
+    own = set().union(*(o.names for o in openings)) - {tx.stem(n) for n in claimed if n.isascii()}
+    for sentence in passage:  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
+        first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", sentence.text)
+        if first and tx.stem(first.group(1)) in sentence.names:
+            own.add(tx.stem(first.group(1)))
+    text = " ".join(o.text for o in openings)
+    if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
+        named = [*tx.zh_people(text), *(m.group(0) for s in passage for m in _ZH_PLACE.finditer(s.text[:8]))]
+        own |= {
+            n for n in named
+            if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)
+        }  # fmt: skip
+    return own
 
 
 def _display(name: str) -> str:

@@ -126,8 +126,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     # A change (up 8%, by 300) is worked out from two of the source's figures; one the source also
     # states as written (up 14%) is read as any figure when the two disagree.
     changes = {k for k, q in enumerate(facts.amounts) if _is_change(claim, q)}
-    if factor:
-        changes |= {k for k, q in enumerate(facts.amounts) if q.text and q.text in factor[1].group(0)}
+    if factor:  # the number of a multiple ("eight" of "roughly eight times", 八 of 八倍多) is no level
+        changes |= _within(claim, facts, factor[1])
     stated = {k for k, q in enumerate(facts.amounts) if any(fx.satisfies(q, f.quantity) for f in figures)}
     targets = [q for k, q in enumerate(facts.amounts) if k not in changes and k in stated]
     if span:
@@ -139,7 +139,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     to = next((f for f in figures if fx.satisfies(targets[-1], f.quantity)), None) if targets else None
     start: _Figure | None = None
     if to is None and (changes or factor):  # "rose by 8%", "4倍" alone: between two figures of one kind
-        pair = _pair_for(facts.amounts[min(changes)] if changes else None, facts, figures)
+        own = changes - (_within(claim, facts, factor[1]) if factor else set())  # "eight" of "eight times" is no change
+        pair = _pair_for(facts.amounts[min(own)] if own else None, claim, facts, figures, sentences)
         if pair:
             start, to = pair
     order = most or least
@@ -152,10 +153,11 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         start = start or _start(claim, facts, targets, to, figures)
         if start is not None:
             said = up or down
-            if _UP.search(source_text) or _DOWN.search(source_text):
-                # the source says which way it went (an opposite word is caught as words)
+            told = " ".join(sentences[k].text for k in {start.sentence, to.sentence})
+            if _UP.search(told) or _DOWN.search(told):
+                # the figures' own sentences say which way it went (an opposite word is caught as words)
                 low, high = sorted((start, to), key=lambda f: f.quantity.value)
-                first, last = (low, high) if _UP.search(source_text) else (high, low)
+                first, last = (low, high) if _UP.search(told) else (high, low)
             else:
                 first, last = (start, to) if start.earlier or _before(start, to) else (to, start)
                 if factor:  # "A is four times B": the larger is A, whatever the order of writing
@@ -174,6 +176,17 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     return Relations(tuple(hard), frozenset(explained), words)
 
 
+def _within(claim: str, facts: fx.Facts, match: re.Match[str]) -> set[int]:
+    """The claim's quantities (by position) written inside a match ("roughly eight" of "roughly
+    eight times")."""
+    out = set()
+    for k, q in enumerate(facts.amounts):
+        at = claim.find(q.text)
+        if at >= 0 and at < match.end() and at + len(q.text) > match.start():
+            out.add(k)
+    return out
+
+
 def _factor(claim: str) -> tuple[float, re.Match[str]] | None:
     """The multiple a claim states: doubled (2), halved (0.5), three times as many (3), 4倍 (4)."""
     for pattern, value in _MULTIPLE:
@@ -189,24 +202,33 @@ def _factor(claim: str) -> tuple[float, re.Match[str]] | None:
     return None
 
 
-def _pair_for(change: fx.Quantity | None, facts: fx.Facts, figures: list[_Figure]) -> tuple[_Figure, _Figure] | None:
-    """The two figures a change or a multiple relates, when the source makes it plain: the only
-    pair of one kind (of the change's measure where it has one), or the only one dated with the
-    claim's two dates, or the only one written in one sentence ("1,450 reais, compared with 1,100")."""
-    pairs = [
-        (a, b) for a, b in _pairs(figures)
-        if change is None or change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity))
-    ]  # fmt: skip
-    measured = [  # figures that say what they count, as the change does, first
+def _pair_for(
+    change: fx.Quantity | None, claim: str, facts: fx.Facts, figures: list[_Figure], sentences: list[Sentence]
+) -> tuple[_Figure, _Figure] | None:
+    """The two figures a change or a multiple relates, when the source makes it plain: of figures
+    alike (one measure; the change's, if it names one), the one pair that is best dated with the
+    claim's two dates, then written among the claim's words, then in one sentence ("1,450 reais,
+    compared with 1,100"). None when two pairs tie."""
+    pairs = _pairs(figures)
+    candidates = [
         (a, b) for a, b in pairs
         if a.quantity.measure and a.quantity.measure == b.quantity.measure
-        and (change is None or change.kind == "percent" or a.quantity.measure == change.measure)
+        and (change is None or change.kind == "percent" or not change.measure or a.quantity.measure == change.measure)
     ]  # fmt: skip
-    pairs = measured or pairs
-    dated = [p for p in pairs if _dated_as(p, facts)]  # "between 2011 and 2021": those years' figures
-    together = [p for p in pairs if p[0].sentence == p[1].sentence]
-    chosen = next((c for c in (dated, pairs, together) if len(c) == 1), None)
-    return chosen[0] if chosen else None
+    if not candidates and change is not None:
+        candidates = [(a, b) for a, b in pairs if change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity))]
+    if not candidates:
+        return None
+    words = tx.content_tokens(claim)
+
+    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, bool]:
+        shared = words & (sentences[pair[0].sentence].tokens | sentences[pair[1].sentence].tokens)
+        return _dated_as(pair, facts), len(shared), pair[0].sentence == pair[1].sentence
+
+    ranked = sorted(candidates, key=rank, reverse=True)
+    if len(ranked) > 1 and rank(ranked[0]) == rank(ranked[1]):
+        return None
+    return ranked[0]
 
 
 def _check_order(word: str, most: bool, to: _Figure, figures: list[_Figure]) -> list[Reason]:
@@ -228,7 +250,7 @@ def _check_size(
     or a multiple (doubled, three times, 4倍; "more than doubled", 八倍多 as a lower bound)."""
     hard: list[Reason] = []
     explained: set[int] = set()
-    in_factor = {k for k in changes if factor and facts.amounts[k].text in factor[1].group(0)}
+    in_factor = _within(claim, facts, factor[1]) & changes if factor else set()
     for k in changes - in_factor:
         q = facts.amounts[k]
         agrees = _size_agrees(q, first, last)

@@ -295,10 +295,17 @@ def zh_names(text: str) -> tuple[str, ...]:
 
     _jieba()
     out: list[str] = []
+    previous = ""
     for pair in jieba.posseg.cut(text):
         word, flag = pair.word, pair.flag
-        if flag in ("nr", "nrt", "nrfg", "ns", "nt") and len(word) >= 2 and word not in out:
-            out.append(word)
+        if flag in ("nr", "nrt", "nrfg", "ns", "nt") and len(word) >= 2:
+            # jieba cuts an unknown person's name after a lone surname (刘|德昌): put it back
+            if len(word) == 2 and len(previous) == 1 and previous in ZH_SURNAMES:
+                out = [o for o in out if o != previous]
+                word = previous + word
+            if word not in out:
+                out.append(word)
+        previous = word
     for pattern in (_ZH_ORG, _ZH_SPEAKER):
         for m in pattern.finditer(text):
             name = m.group(1).lstrip("的了和与及在是也而并就都这那其之于对从把被将为以等据称由向")
@@ -336,9 +343,38 @@ def zh_name_found(name: str, text: str) -> bool:
 ZH_TITLES = (
     "教授", "院士", "博士", "先生", "女士", "小姐", "老师", "医生", "大夫", "主任", "部长", "局长", "处长", "书记",
     "市长", "省长", "县长", "董事长", "总经理", "经理", "总裁", "总", "工", "队长", "教练", "律师", "法官", "检察官",
-    "记者", "研究员", "委员", "主席", "校长", "院长", "所长", "厂长", "行长", "会长", "将军", "同学", "师傅", "某",
+    "记者", "研究员", "委员", "主席", "校长", "院长", "所长", "厂长", "行长", "会长", "将军", "同学", "师傅", "某", "老",
 )  # fmt: skip
 _ZH_COMPOUND_SURNAMES = ("欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "尉迟", "公孙", "令狐", "慕容", "夏侯", "长孙", "宇文", "司徒")
+
+
+# The commonest Chinese surnames: a person's name begins with one (a word jieba calls a person's
+# name that does not is taken for a place or a common word it mistook).
+ZH_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
+    "姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文"
+    "牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲"
+    "翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫"
+    "米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
+)
+
+
+def zh_people(text: str) -> tuple[str, ...]:
+    """The people a Chinese text names: jieba's person names that begin with a surname, and a
+    surname with a title (张教授, 刘老, 王某)."""
+    import jieba.posseg
+
+    _jieba()
+    out: list[str] = []
+    for pair in jieba.posseg.cut(text):
+        if pair.flag.startswith("nr") and 2 <= len(pair.word) <= 4 and pair.word[0] in ZH_SURNAMES and pair.word not in out:
+            out.append(pair.word)
+    titles = "|".join(sorted(ZH_TITLES, key=len, reverse=True))
+    for m in re.finditer(rf"(?<![\u4e00-\u9fff])([{''.join(ZH_SURNAMES)}])(?:{titles})|(?<=[，。；：“\s])([{''.join(ZH_SURNAMES)}])(?:{titles})", text):
+        name = m.group(0)
+        if name not in out and not any(name in o for o in out):
+            out.append(name)
+    return tuple(out)
 
 
 def zh_surname(name: str) -> str:
