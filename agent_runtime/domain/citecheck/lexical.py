@@ -446,10 +446,10 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
             return whole + [n for n in found if not tx.zh_same_person(n, name)]  # 刘老 is no full name
 
     for sentence in reversed(earlier):
-        for run in reversed([n for n in given(sentence.text) if n]):
-            if name in run.split() or run == name:
+        for mention in reversed([n for n in given(sentence.text) if n]):
+            if name in mention.split() or mention == name:
                 return True
-            if " " not in run:  # one given name before the surname: another person ("Pierre Curie");
+            if " " not in mention:  # one given name before the surname: another person ("Pierre Curie");
                 return False  # a longer run of capitals may be a phrase ("the First World War Curie…")
     return False
 
