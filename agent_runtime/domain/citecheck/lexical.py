@@ -56,10 +56,12 @@ _REFERS = re.compile(
     r"|该|其|公司|他|她|该行|集团",
     re.I,
 )
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 # A Chinese proper name by its ending: a lake, a village, a ship, a bridge, a company…
 _ZH_PLACE = re.compile(
     r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
 )
+_DESCRIPTION = re.compile(r"^\W*(?:the|this|that|these)\s+[a-z][a-z-]+\b")  # "The chip is built…": the one named before
 _CAPITAL = re.compile(r"[A-Z][A-Za-z'’&.-]*[A-Za-z]|[A-Z]")
 
 
@@ -216,13 +218,17 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around)
     hard += ordinal_hard
     soft += ordinal_soft
+    inner = frozenset().union(*(s.names - {s.opener} for s in sentences)) if sentences else frozenset()
     acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,6}\b", statement))
     # Where a reader last met a person's full name: the title, the headings, the page's first
     # sentence, then the sentences of the passage's own section before it.
-    section_before = [x for x in sentences[: passage_ids[0]] if x.section == sentences[anchor].section]
-    earlier = [*reversed(around.headings), *([sentences[0]] if sentences[0] not in section_before else []), *section_before]
-    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, named, earlier, acronyms)
-    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, named, earlier)
+    before = sentences[: passage_ids[0]]
+    section_before = [x for x in before if x.section == sentences[anchor].section]
+    rest = [x for x in before if x not in section_before and x is not sentences[0]]
+    # nearest first: the passage's section, then the title, headings and first sentence, then the rest
+    earlier = [*rest, *reversed(around.headings), *([sentences[0]] if sentences[0] not in section_before else []), *section_before]
+    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms)
+    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text)
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = tx.negation_count(statement) % 2 != tx.negation_count(matching) % 2
     flip = tx.opposite(statement, matching)
@@ -368,6 +374,7 @@ def _check_names(
     elsewhere: list[Sentence],
     page_names: frozenset[str],
     earlier: list[Sentence],
+    page_text: str,
     acronyms: frozenset[str] = frozenset(),
 ) -> list[Reason]:
     """Each name of the claim in the passage, or where a reader of the page takes it from:
@@ -393,7 +400,7 @@ def _check_names(
     shortened = [n for n in missing if _called_short(n, claim, text)]
     missing = [n for n in missing if n not in shortened]
     blocked = False  # the nearest heading names someone else: the passage speaks of them
-    if missing and _refers_to_context(text, _subjects(passage, names) - claim_words):
+    if missing and _refers_to_context(text, _subjects(passage, names, page_text) - claim_words):
         stems = {tx.stem(n) if n.isascii() else n for n in names}
         for level in around.levels:
             heading = level in around.headings
@@ -415,11 +422,12 @@ def _check_names(
 
 
 def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
-    """The names a section heading gives: its words that the page also writes as names in its
-    sentences (a heading "Pierre Curie" on a page that says "Pierre was…"; not "Ecology")."""
+    """The names a section heading gives: its words that the page also writes as names inside its
+    sentences (a heading "Pierre Curie" on a page that says "…with Pierre Curie"; not "Ecology",
+    "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
     out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
-    if tx.is_chinese(heading.text):
-        out |= set(tx.zh_names(heading.text))
+    if _HAN.search(heading.text):
+        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in _ZH_PLACE.finditer(heading.text)}
     return out
 
 
@@ -432,7 +440,7 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
         run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
         if not run:
             return False
-        surname = run.group(1)
+        surname = _bare(run.group(1))
 
         def given(text: str) -> list[str]:  # the names before the surname: Marie Skłodowska Curie
             runs = re.findall(rf"((?:\b[A-Z][^\W\d_]*\.?\s+){{1,3}}){re.escape(surname)}\b", text)
@@ -472,9 +480,14 @@ def _called_short(name: str, claim: str, passage: str) -> bool:
             tx.zh_same_person(short, name) for short in tx.zh_people(passage)
         )
     run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
-    return bool(run) and bool(re.search(rf"\b{re.escape(run.group(1))}\b", passage)) and not re.search(  # type: ignore[union-attr]
+    return bool(run) and bool(re.search(rf"\b{re.escape(_bare(run.group(1)))}\b", passage)) and not re.search(  # type: ignore[union-attr]
         rf"\b{re.escape(name)}\b", passage, re.I
     )
+
+
+def _bare(word: str) -> str:
+    """A name without its possessive: Penhaligon's → Penhaligon."""
+    return re.sub(r"['’]s$", "", word)
 
 
 def _refers_to_context(text: str, subjects: set[str]) -> bool:
@@ -482,7 +495,7 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     or says "she", "it", "the company", "该" before it names one (after one, "该桥" is that one)."""
     if not subjects:
         return True
-    refers = _REFERS.search(text)
+    refers = _REFERS.search(text) or _DESCRIPTION.search(text)
     if not refers:
         return False
     low = text.lower()
@@ -499,7 +512,7 @@ def _own_names(passage: list[Sentence], claimed: list[str]) -> set[str]:
     return own
 
 
-def _subjects(passage: list[Sentence], claimed: list[str]) -> set[str]:
+def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> set[str]:
     """Names the passage gives as its subjects that the claim does not: the names in the opening
     of each of its sentences ("Rovers had defender Sam Oduya…", not "…from the church of San
     Telmo"), a bare sentence opener left out (it may be an ordinary word: "Entries and exits…")."""
@@ -511,7 +524,8 @@ def _subjects(passage: list[Sentence], claimed: list[str]) -> set[str]:
             own.add(tx.stem(first.group(1)))
     text = " ".join(o.text for o in openings)
     if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
-        named = [*tx.zh_people(text), *(m.group(0) for s in passage for m in _ZH_PLACE.finditer(s.text[:8]))]
+        people = [n for n in tx.zh_people(text) if len(n) >= 3 or page_text.count(n) >= 2]  # jieba's 于清 once is no one
+        named = [*people, *(m.group(0) for s in passage for m in _ZH_PLACE.finditer(s.text[:8]))]
         own |= {
             n for n in named
             if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)

@@ -38,6 +38,7 @@ class Sentence:
     sequence: tuple[str, ...]  # its content words in order (for roles)
     section: int = 0  # sentences under the same heading share a section
     headings: tuple[str, ...] = ()  # the chain of headings above it, outermost first
+    opener: str = ""  # its capitalised first word, taken for a name (the source never writes it in lower case)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
         first_word = re.match(r"[\W\d_]*([A-Z][A-Za-z'’-]+)", sentence.text)
         word = first_word.group(1).lower() if first_word else ""
         if word and word not in tx.STOP and word not in tx.OPENERS and word not in HONORIFICS and tx.stem(word) not in plain:
-            sentence = replace(sentence, names=sentence.names | {tx.stem(word)})
+            sentence = replace(sentence, names=sentence.names | {tx.stem(word)}, opener=tx.stem(word))
         named.append(sentence)
     return tuple(named)
 
