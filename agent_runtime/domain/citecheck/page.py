@@ -90,13 +90,16 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
             chain = [(lvl, t) for lvl, t in chain if lvl < level][: _MAX_CHAIN - 1] + ([(level, title)] if title else [])
             section += 1
             continue
+        header: list[str] = []  # the header row of the table being read
         for x, y in sentence_spans(source_text[a:b]):
             raw = source_text[a + x : a + y]
             if not raw.strip():
                 continue
             lead = len(raw) - len(raw.lstrip())
             first, last = line_at(a + x + lead), line_at(a + x + max(len(raw.rstrip()) - 1, 0))
-            out.append(make_sentence(raw, first, last, section, tuple(t for _, t in chain)))
+            text, header = _table_row(raw, header)
+            if text:
+                out.append(make_sentence(text, first, last, section, tuple(t for _, t in chain)))
     # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
     plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
     named = []
@@ -107,6 +110,23 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
             sentence = replace(sentence, names=sentence.names | {tx.stem(word)}, opener=tx.stem(word))
         named.append(sentence)
     return tuple(named)
+
+
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _table_row(raw: str, header: list[str]) -> tuple[str, list[str]]:
+    """A Markdown table row read with its column names ("Year 2023; Operating profit £24m"), and
+    the header in force. Text that is no table row comes back as it is, and ends the table."""
+    line = raw.strip()
+    if not line.startswith("|"):
+        return raw, []
+    if _TABLE_SEPARATOR.match(line):
+        return "", header
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    if not header:
+        return "; ".join(c for c in cells if c), cells
+    return "; ".join(f"{h} {c}".strip() for h, c in zip(header, cells, strict=False) if c), header
 
 
 def _blocks(text: str) -> list[tuple[int, int, re.Match[str] | None]]:

@@ -117,8 +117,9 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         up, down = (factor[1], None) if factor[0] > 1 else (None, factor[1])
     most, least = _MOST.search(claim), _LEAST.search(claim)
     span = _SPAN.search(claim)
+    lasting = _lasting(claim, facts, sentences)
     if not (up or down or most or least or span):
-        return Relations()
+        return Relations(explained=lasting)
     figures = _figures(sentences)
     hard: list[Reason] = []
     explained: set[int] = set()
@@ -173,7 +174,23 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
                 explained |= sized.explained
                 borne += [said.group(0)] if said and not sized.hard else []
     words = frozenset(w for phrase in borne for w in tx.content_tokens(phrase))
-    return Relations(tuple(hard), frozenset(explained), words)
+    return Relations(tuple(hard), frozenset(explained) | lasting, words)
+
+
+_LASTING = re.compile(r"(\d{1,3})\s*(?:years?\b(?!\s+(?:later|after|earlier|ago|old|before))|年(?![前后底末初代级]))", re.I)
+
+
+def _lasting(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> frozenset[int]:
+    """How long something lasted ("for 18 years", 长达18年), borne out by two years the passage
+    gives (1974 … 1992): the claim's quantity, by position, when it fits one of their distances
+    (counted both ways: 1974–1992 is 18 years, or 19 counting both ends)."""
+    years = sorted({d.y for s in sentences for d in s.facts.dates if d.y is not None})
+    out = set()
+    for match in _LASTING.finditer(claim):
+        count = int(match.group(1))
+        if any(abs((b - a) - count) <= 1 for a in years for b in years if b > a):
+            out |= _within(claim, facts, match)
+    return frozenset(out)
 
 
 def _within(claim: str, facts: fx.Facts, match: re.Match[str]) -> set[int]:
@@ -221,9 +238,14 @@ def _pair_for(
         return None
     words = tx.content_tokens(claim)
 
-    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, bool]:
+    def near(f: _Figure) -> set[str]:  # the words written around a figure: "population of 6,482"
+        text = sentences[f.sentence].text
+        return tx.content_tokens(text[max(0, f.at - 40) : f.at + len(f.quantity.text) + 20])
+
+    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, int, bool]:
         shared = words & (sentences[pair[0].sentence].tokens | sentences[pair[1].sentence].tokens)
-        return _dated_as(pair, facts), len(shared), pair[0].sentence == pair[1].sentence
+        close = len(words & near(pair[0])) + len(words & near(pair[1]))
+        return _dated_as(pair, facts), close, len(shared), pair[0].sentence == pair[1].sentence
 
     ranked = sorted(candidates, key=rank, reverse=True)
     if len(ranked) > 1 and rank(ranked[0]) == rank(ranked[1]):
