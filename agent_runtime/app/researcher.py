@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shlex
 import sys
 import traceback
 from collections import deque
@@ -29,7 +28,8 @@ from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.domain.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
-from agent_runtime.engine.context import ActionContext, raised_budget
+from agent_runtime.engine.commands import command, resume_command
+from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, OpenAIModel, build_model
@@ -237,7 +237,7 @@ class Researcher:
         if space.holds_nothing():
             raise WorkspaceError(
                 f"{space.root} holds no research run (none was started there, or its creation was "
-                f"interrupted before it began); start one with `deep-researcher run TITLE --workspace {space.root}`"
+                f"interrupted before it began); start one with `{command('run', 'TITLE', '--workspace', space.root)}`"
             )
         if not space.exists():
             raise WorkspaceError(not_a_workspace(space.root))
@@ -422,10 +422,7 @@ class Researcher:
 
     def next_command(self) -> str:
         """`deep-researcher resume WS`, with the budget that stopped the run raised."""
-        raised = raised_budget(self.meta.stop_reason, self.settings)
-        return f"deep-researcher resume {shlex.quote(str(self.workspace.root))}" + (
-            f" {raised}" if raised else ""
-        )
+        return resume_command(self.workspace.root, self.meta.stop_reason, self.settings.model_dump())
 
     def _write_unfinished_report(self) -> None:
         """The chapters written so far as report.md, marked unfinished: a stop keeps the work readable."""
@@ -514,8 +511,8 @@ def check_input_lengths(title: str, purpose: str | None) -> None:
 def _not_empty(space: Workspace) -> str:
     if space.exists():
         return (
-            f"{space.root} already holds a research run; continue it with `deep-researcher resume "
-            f"{space.root}` or choose another --workspace"
+            f"{space.root} already holds a research run; continue it with `{resume_command(space.root)}` "
+            "or choose another --workspace"
         )
     return (
         f"{space.root} is not empty; a new run needs a new or empty folder, so that none of your files "

@@ -42,6 +42,7 @@ from typing import Any
 import portalocker
 from jinja2 import Environment, StrictUndefined
 
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.errors import DashboardEditedError, WorkspaceError
 from sandbox import atomic_write_text, is_temp_name, storage_error
 from sandbox.safe_write import fsync_directory
@@ -144,7 +145,7 @@ class RunLock:
             os.close(fd)
             raise WorkspaceError(
                 f"{workspace} is in use by a run still working ({holder}); wait for it to end or stop it "
-                f"(Ctrl-C, or kill its process), then `deep-researcher resume {workspace}`"
+                f"(Ctrl-C, or kill its process), then `{resume_command(workspace)}`"
             ) from None
         with contextlib.suppress(OSError):  # who holds it, for the message above (best effort)
             os.ftruncate(fd, 0)
