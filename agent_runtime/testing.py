@@ -453,7 +453,7 @@ def scratch_context(root: Path, title: str = "Test research", **settings: Any) -
     """A fresh workspace at `root` and a run context on it, to call actions directly (tests,
     benchmarks); the model answers nothing. Close with `await ctx.services.aclose()`."""
     workspace = Workspace(root)
-    workspace.create(title, None)
+    workspace.create(title, None, settings.get("language"))
     return ActionContext(
         workspace,
         Settings(**settings),

@@ -42,6 +42,11 @@ async def finish(answer: str) -> Observation:
 COMPACT_LEAVES_OUT = frozenset({"create_file", "file_search", "stream_read_file", "continue_stream_read", "create_directory"})
 
 
+# The actions that change the file their `file_path` names: a dashboard named there is the main
+# agent's to change (actions/file_operation.py sends it to its own action at once).
+CHANGES_FILE = frozenset({"write_file", "write_attached", "replace_text", "create_file", "delete_file"})
+
+
 def file_actions(compact: bool = False) -> list[Action]:
     """The File agent's action set, in the fixed order of its tool list (the contract order)."""
     every = [
@@ -63,4 +68,4 @@ def file_actions(compact: bool = False) -> list[Action]:
     return [a for a in every if not (compact and a.name in COMPACT_LEAVES_OUT)]
 
 
-__all__ = ["file_actions"]
+__all__ = ["CHANGES_FILE", "file_actions"]

@@ -211,7 +211,7 @@ class Researcher:
             # run.json first, with the settings: a creation killed at any later point resumes with the
             # settings the user chose, and the missing files are made again by `resume`.
             save_meta(space.run_file, meta)
-            space.create(title, purpose)
+            space.create(title, purpose, settings.language)
             return cls(space, meta, settings, model, extra_actions=extra_actions, lock=lock)
         except BaseException:
             lock.release()
@@ -286,7 +286,7 @@ class Researcher:
         model = model or build_model(settings)
         space.remove_stale_temp_files()
         space.ensure_layout()
-        space.create(meta.title, meta.purpose)  # dashboards a killed creation did not write yet
+        space.create(meta.title, meta.purpose, settings.language)  # dashboards a killed creation did not write yet
         Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now, before any step
         note = resume_note(space, meta, Prompts(settings.prompts))
         meta.settings = settings.stored()
@@ -343,10 +343,10 @@ class Researcher:
     def _next_action(self) -> tuple[str, dict[str, Any]]:
         """The call the method needs next, as an example for a model stuck without an action."""
         meta = self.meta
-        if self.workspace.is_untouched(OVERALL_DASHBOARD, meta.title, meta.purpose):
-            blueprint = (
-                f"# {meta.title}\n\n## Research questions\n1. …\n\n## Outline\n1. Notebook/01_….md: …\n\n"
-                "## What a complete answer needs\n- …\n"
+        if self.workspace.is_untouched(OVERALL_DASHBOARD, meta.title, meta.purpose, self.settings.language):
+            words = language.dashboard_words(self.settings.language)
+            blueprint = f"# {meta.title}\n\n" + "\n\n".join(
+                f"## {words[key]}\n{words['form.' + key]}" for key in ("questions", "outline", "needs")
             )
             return "update_overall_dashboard", {"content": blueprint}
         return "web_search", {"query": meta.title, "max_results": 8}
