@@ -10,6 +10,7 @@ calls count against the run's budgets and its streams outlive one operation.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from actions.delegation import RecordingActions, file_key, short_arguments
 from actions.files import CHANGES_FILE, file_actions
 from actions.files.common import file_policy
-from actions.files.write import AttachedText
+from actions.files.write import AttachedText, without_repeated_attachment
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
@@ -73,12 +74,24 @@ class FileAgentActions(RecordingActions):
     runs: a dashboard has one door, the main agent's own update_*_dashboard action, and a File
     agent refused one write tries another (ten steps of write_file, replace_text and
     write_attached on the same file, seen with small models). `door` is then the main agent's
-    observation. Reading a dashboard stays allowed."""
+    observation. Reading a dashboard stays allowed. A write_attached that also passes the attached
+    text as an argument is written once, or refused when that text differs (a small model does it,
+    and the schema's "Extra inputs are not permitted" only brought the same call back)."""
 
     door: str | None = None
 
     async def run(self, ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> Observation:
         dashboard = _dashboard_named(ctx, name, arguments)
+        if dashboard is None and name == "write_attached" and ctx is not None:
+            try:
+                arguments, note = without_repeated_attachment(ctx, arguments)
+            except ActionError as exc:
+                self.trail.append(f"- {name}({short_arguments(arguments)}) → refused: {str(exc)[:200]}")
+                return Observation(f"Error in {name}: {exc}", error=True)
+            observation = await super().run(ctx, name, arguments)
+            if note and not observation.error:
+                observation = dataclasses.replace(observation, text=f"{observation.text}\n\n{note}")
+            return observation
         if dashboard is None:
             return await super().run(ctx, name, arguments)
         self.door = (

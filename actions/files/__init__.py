@@ -8,6 +8,7 @@ observation.
 
 from __future__ import annotations
 
+from actions.files.common import COMPACT_LEAVES_OUT
 from actions.files.read import continue_stream_read, read_file, stream_read_file
 from actions.files.search import file_search, grep_files, search_in_file
 from actions.files.write import (
@@ -25,9 +26,9 @@ from agent_runtime.errors import ActionError
 
 @action
 async def finish(answer: str) -> Observation:
-    """End the file operation and hand your answer to the main agent, which sees nothing else of
-    your work: what you did (each file changed), or the content it asked for, with paths and line
-    numbers; report anything that failed.
+    """End the file operation and hand your answer to the main agent. It sees nothing else of your
+    work: say what you did (each file changed), or give the content it asked for, with paths and
+    line numbers; report anything that failed.
 
     Args:
         answer: your answer for the main agent, concise (under 4,000 characters).
@@ -35,11 +36,6 @@ async def finish(answer: str) -> Observation:
     if not answer.strip():
         raise ActionError("the answer is empty; say what you did or give what was asked for")
     return Observation("The answer was handed to the main agent.", finished=True, result=answer)
-
-
-# Left out of the compact profile (a small context window): what the others do too, at the cost
-# of a tool description in every request.
-COMPACT_LEAVES_OUT = frozenset({"create_file", "file_search", "stream_read_file", "continue_stream_read", "create_directory"})
 
 
 # The actions that change the file their `file_path` names: a dashboard named there is the main
