@@ -38,7 +38,11 @@ EDITED_TEXT_CHARS = 4_000
 # The guidance sentences of earlier templates (a resumed workspace may hold them): a line that is one of
 # them, or a line of a section's form as a refusal shows it (`form.*` in language.DASHBOARD_WORDS), is
 # no content of the model's own.
-_OLD_GUIDANCE = re.compile(r"^_(Not set yet|None yet|Not written yet|The planned chapters|What failed)\b.*_$")
+# ("_None yet._" alone is a statement a model may make of its own: the template's went on.)
+_OLD_GUIDANCE = re.compile(
+    r"^_(?:(?:Not set yet|None yet|Not written yet)\. .+|The planned chapters, one Notebook file each\."
+    r"|What failed and must not be repeated\.)_$"
+)
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s*")
 _FORMS = frozenset(
     _LIST_MARK.sub("", " ".join(text.split()))
