@@ -5,19 +5,23 @@ A person may edit a dashboard while the run works: an update is refused when the
 the version the model was shown (it gets the new text and merges again), and a version a person
 edited that an update replaces is kept in `.trash/` (see `Workspace.write_dashboard`).
 
-An update that changes nothing is refused: the dashboard as it already is, or nothing but the
-template's headings and placeholder lines (small models send the template back as an "update").
-Saving it would clear the history for no progress; the refusal names what is still to write."""
+An update that is no plan is refused: the dashboard as it already is, nothing but the template's
+headings, guidance lines kept (of an earlier template, or the forms a refusal shows), or an overall
+dashboard whose research questions or outline are empty. Small models send the template back with
+a line changed as an "update"; saving it would clear the history for no progress, and a plan that
+is the template leads nowhere. The refusal names the sections to fill and shows the form of each."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
 from agent_runtime.errors import ActionError, DashboardEditedError, StorageError, WorkspaceError
+from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
 
 # A dashboard is the compressed state: one bigger than this share of the window defeats its purpose.
 MAX_DASHBOARD_SHARE = 0.20
@@ -31,25 +35,33 @@ _CITED = re.compile(r"\[(S\d+)\]")
 # Of a dashboard a person edited, the characters an observation shows (the whole text comes with the
 # dashboards at the head of the conversation from the next step).
 EDITED_TEXT_CHARS = 4_000
-# The template's placeholder lines, also as earlier versions of workspace_template/ worded them: a
-# resumed workspace may hold those.
-_PLACEHOLDER = re.compile(r"^_(Not set yet|None yet|Not written yet)\b.*_$")
+# The guidance sentences of earlier templates (a resumed workspace may hold them): a line that is one of
+# them, or a line of a section's form as a refusal shows it (`form.*` in language.DASHBOARD_WORDS), is
+# no content of the model's own.
+# ("_None yet._" alone is a statement a model may make of its own: the template's went on.)
+_OLD_GUIDANCE = re.compile(
+    r"^_(?:(?:Not set yet|None yet|Not written yet)\. .+|The planned chapters, one Notebook file each\."
+    r"|What failed and must not be repeated\.)_$"
+)
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s*")
+_FORMS = frozenset(
+    _LIST_MARK.sub("", " ".join(text.split()))
+    for words in DASHBOARD_WORDS.values()
+    for key, text in words.items()
+    if key.startswith("form.")
+)
 _HEADING = re.compile(r"^#{1,6}\s")
 _SECTION = re.compile(r"^#{1,2}\s+(.*?)\s*#*$")  # subheadings (###) belong to their section
-_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s*")
-# What each dashboard must hold, as the template names its sections: a refusal says which of them
-# are still empty. Status and Lessons may stay as the template has them.
-_TO_WRITE: dict[str, tuple[tuple[str, ...], str]] = {
-    OVERALL_DASHBOARD: (
-        ("Research questions", "Outline", "What a complete answer needs"),
-        "the research questions, the outline (the planned chapters, one Notebook file each) and what a "
-        "complete answer needs",
-    ),
-    CURRENT_DASHBOARD: (
-        ("Task at hand", "Findings so far", "Next steps"),
-        "the task at hand, the findings so far with their [S<n>] source ids, and the next steps",
-    ),
+# A section heading in any language with a table, to its key: a model may translate the headings.
+_SECTION_KEYS = {
+    " ".join(words[key].split()).casefold(): key
+    for words in DASHBOARD_WORDS.values()
+    for key in ("questions", "outline", "needs", "task", "findings", "next", "lessons")
 }
+# The sections each dashboard is for (a refusal of a dashboard with nothing written names them),
+# and those an update may never leave empty: a plan has questions and an outline.
+_SECTIONS_OF = {OVERALL_DASHBOARD: ("questions", "outline", "needs"), CURRENT_DASHBOARD: ("task", "findings", "next")}
+_NEVER_EMPTY = {OVERALL_DASHBOARD: ("questions", "outline"), CURRENT_DASHBOARD: ()}
 
 
 def _unframed(content: str) -> str:
@@ -76,66 +88,96 @@ def _words(line: str) -> str:
     return " ".join(line.split())
 
 
-def _own_lines(content: str, template: str) -> list[str]:
-    """The lines of `content` the model wrote itself: not a line of the template (whitespace aside),
-    not a placeholder, not a bare list mark or "…". When a placeholder line is still there, a
-    heading alone is not taken for writing either (a model translating the template's headings
-    around its placeholders has written nothing)."""
-    template_lines = {_words(line) for line in template.splitlines()}
-    placeholders = {line for line in template_lines if line.startswith("_") and line.endswith("_")}
+def _is_guidance(line: str) -> bool:
+    return bool(_OLD_GUIDANCE.match(line)) or _LIST_MARK.sub("", line) in _FORMS
+
+
+@dataclass
+class _Unwritten:
+    """What of a dashboard update is still the template: the sections that keep guidance, those
+    that must hold something and are empty, and whether the model wrote anything of its own."""
+
+    guided: list[str]
+    empty: list[str]
+    own: bool
+
+
+def _unwritten(name: str, content: str, template_lines: set[str]) -> _Unwritten:
     lines = [_words(line) for line in content.splitlines()]
-    kept_placeholder = any(line in placeholders or _PLACEHOLDER.match(line) for line in lines)
-    return [
-        line
-        for line in lines
-        if line not in template_lines
-        and not _PLACEHOLDER.match(line)
-        and re.search(r"\w", _LIST_MARK.sub("", line).replace("…", ""))
-        and not (kept_placeholder and _HEADING.match(line))
-    ]
+    kept_guidance = any(_is_guidance(line) for line in lines)
 
+    def own(line: str) -> bool:
+        """Written by the model: not a line of the template (whitespace aside), not guidance, not a
+        bare list mark or "…"; a heading only when no guidance was kept (a model translating the
+        template's headings around its guidance has written nothing)."""
+        return (
+            line not in template_lines
+            and not _is_guidance(line)
+            and bool(re.search(r"\w", _LIST_MARK.sub("", line).replace("…", "")))
+            and not (kept_guidance and _HEADING.match(line))
+        )
 
-def _empty_sections(name: str, content: str, template: str) -> list[str]:
-    """The sections this dashboard must hold that are present in `content` with nothing written
-    under them; all of them when nothing at all is written."""
-    needed = _TO_WRITE[name][0]
-    if not _own_lines(content, template):
-        return list(needed)
     bodies: dict[str, list[str]] = {}
+    guided: list[str] = []
     body: list[str] | None = None
-    for line in content.splitlines():
-        heading = _SECTION.match(line.strip())
+    key: str | None = None
+    for line in lines:
+        heading = _SECTION.match(line)
         if heading:
-            body = bodies.setdefault(_words(heading.group(1)).casefold(), [])
+            key = _SECTION_KEYS.get(heading.group(1).casefold())
+            body = bodies.setdefault(key, []) if key else None
         elif body is not None:
             body.append(line)
-    return [
-        section
-        for section in needed
-        if section.casefold() in bodies and not _own_lines("\n".join(bodies[section.casefold()]), template)
-    ]
+        if _is_guidance(line) and key not in guided:
+            guided.append(key or "")
+    empty = [k for k in _NEVER_EMPTY[name] if k in bodies and not any(own(line) for line in bodies[k])]
+    return _Unwritten(guided, empty, any(own(line) for line in lines))
 
 
-def _refuse_no_change(ctx: ActionContext, name: str, content: str) -> None:
-    """ActionError when the update is the dashboard as it already is, or holds nothing but the
-    template (whitespace aside), saying what is still to write."""
-    template = template_text(name, ctx.meta.title, ctx.meta.purpose)
-    if content.split() == ctx.workspace.read_text(name).split():
-        lead = f"this is the dashboard as it already is: nothing was changed in {name}"
-    elif not _own_lines(content, template):
-        lead = f"this is only the template's headings and placeholder lines: nothing was changed in {name}"
-    else:
+def _refuse_unwritten(ctx: ActionContext, name: str, content: str) -> None:
+    """ActionError when the update is the dashboard as it already is, keeps the template's guidance,
+    leaves the research questions or the outline empty, or holds nothing of the model's own; it
+    names the sections to fill and shows one line of the form of each (no topic in it)."""
+    language = ctx.settings.language
+    words = dashboard_words(language)
+    template_lines = {
+        _words(line)
+        for code in {language, "en"}
+        for line in template_text(name, ctx.meta.title, ctx.meta.purpose, code).splitlines()
+    }
+    found = _unwritten(name, content, template_lines)
+    unchanged = content.split() == ctx.workspace.read_text(name).split()
+    if not (unchanged or found.guided or found.empty or not found.own):
         return
-    empty = _empty_sections(name, content, template)
-    what = _TO_WRITE[name][1]
-    if empty:
-        raise ActionError(
-            f"{lead}. Still empty: {', '.join(empty)}. Write {what} in place of the placeholder lines, "
-            "then send the whole dashboard."
-        )
-    if name == OVERALL_DASHBOARD:
-        raise ActionError(f"{lead}. Update it when the plan changes; now continue with the next step.")
-    raise ActionError(f"{lead}. Send it again with what changed since: {what}.")
+    to_fill = list(_SECTIONS_OF[name]) if not found.own else [*found.empty]
+    to_fill += [k for k in found.guided if k and k not in to_fill]
+    if unchanged:
+        lead = f"this is the dashboard as it already is: nothing was changed in {name}"
+    elif not found.own:
+        lead = f"this is only the template: nothing was changed in {name}"
+    else:
+        problems = []
+        if found.guided:
+            problems.append("it still holds the template's guidance lines (write your own words in their place)")
+        if found.empty:
+            problems.append(f"{', '.join(words[k] for k in found.empty)} {'is' if len(found.empty) == 1 else 'are'} empty")
+        lead = f"{name} was not changed: {'; '.join(problems)}"
+    if not to_fill:
+        if name == OVERALL_DASHBOARD:
+            raise ActionError(f"{lead}. Update it when the plan changes; now continue with the next step.")
+        raise ActionError(f"{lead}. Send it again with what changed since: {_CHANGED[name]}.")
+    forms = "\n".join(f"## {words[k]}\n{words['form.' + k]}" for k in to_fill if "form." + k in words)
+    raise ActionError(
+        f"{lead}. Fill: {', '.join(words[k] for k in to_fill)}. One line of each, in this form, in your own "
+        f"words:\n{forms}\nThen send the whole dashboard again."
+    )
+
+
+# What an update of a dashboard that has all it needs should bring (the refusal of a repeat says it).
+_CHANGED = {
+    OVERALL_DASHBOARD: "a changed plan",
+    CURRENT_DASHBOARD: "the task at hand, the findings so far with their [S<n>] source ids, and the next steps",
+}
 
 
 def _unknown_ids(ctx: ActionContext, content: str) -> list[str]:
@@ -153,7 +195,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
         raise ActionError(f"the new content is empty; {name} was not changed (send the whole dashboard)")
     if name == OVERALL_DASHBOARD:
         content = _with_title(content, ctx.meta.title)
-    _refuse_no_change(ctx, name, content)
+    _refuse_unwritten(ctx, name, content)
     tokens = ctx.estimator.text(content)
     limit = int(ctx.settings.context_window * MAX_DASHBOARD_SHARE)
     if tokens > limit:

@@ -10,19 +10,22 @@ calls count against the run's budgets and its streams outlive one operation.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from actions.delegation import RecordingActions, file_key
-from actions.files import file_actions
-from actions.files.write import AttachedText
+from actions.delegation import RecordingActions, file_key, short_arguments
+from actions.files import CHANGES_FILE, file_actions
+from actions.files.common import file_policy
+from actions.files.write import AttachedText, without_repeated_attachment
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, build_model
 from agent_runtime.engine.registry import ANYTHING, ActionSet, Observation, action
-from agent_runtime.errors import ActionError, DeepResearcherError, StorageError
+from agent_runtime.engine.workspace import DASHBOARDS, OVERALL_DASHBOARD
+from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
 from sandbox import atomic_write_text
 
 AGENT = "file"
@@ -57,6 +60,59 @@ def file_agent_model(ctx: ActionContext) -> Model:
         else:
             state.model = ctx.model
     return state.model
+
+
+def dashboard_door(name: str) -> str:
+    """The one way to change a dashboard, as the model would write the call."""
+    action_name = "update_overall_dashboard" if name == OVERALL_DASHBOARD else "update_current_dashboard"
+    return f"{action_name}(content=<the whole new dashboard>)"
+
+
+@dataclass
+class FileAgentActions(RecordingActions):
+    """The File agent's actions. A change to a dashboard ends the operation at once, before it
+    runs: a dashboard has one door, the main agent's own update_*_dashboard action, and a File
+    agent refused one write tries another (ten steps of write_file, replace_text and
+    write_attached on the same file, seen with small models). `door` is then the main agent's
+    observation. Reading a dashboard stays allowed. A write_attached that also passes the attached
+    text as an argument is written once, or refused when that text differs (a small model does it,
+    and the schema's "Extra inputs are not permitted" only brought the same call back)."""
+
+    door: str | None = None
+
+    async def run(self, ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> Observation:
+        dashboard = _dashboard_named(ctx, name, arguments)
+        if dashboard is None and name == "write_attached" and ctx is not None:
+            try:
+                arguments, note = without_repeated_attachment(ctx, arguments)
+            except ActionError as exc:
+                self.trail.append(f"- {name}({short_arguments(arguments)}) → refused: {str(exc)[:200]}")
+                return Observation(f"Error in {name}: {exc}", error=True)
+            observation = await super().run(ctx, name, arguments)
+            if note and not observation.error:
+                observation = dataclasses.replace(observation, text=f"{observation.text}\n\n{note}")
+            return observation
+        if dashboard is None:
+            return await super().run(ctx, name, arguments)
+        self.door = (
+            f"The File agent did not change {dashboard}: a dashboard changes only through "
+            f"{dashboard_door(dashboard)}, so call that action yourself."
+        )
+        self.trail.append(f"- {name}({short_arguments(arguments)}) → refused: {dashboard} is a dashboard")
+        return Observation(self.door, finished=True, result=self.door, error=True)
+
+
+def _dashboard_named(ctx: ActionContext | None, name: str, arguments: dict[str, Any]) -> str | None:
+    """The dashboard a call would change, or None (any other file, a read, a path refused anyway)."""
+    path = arguments.get("file_path")
+    if ctx is None or name not in CHANGES_FILE or not isinstance(path, str):
+        return None
+    policy = file_policy(ctx)
+    try:
+        relative = policy.relative(policy.resolve(path))
+    except SandboxError:
+        return None  # the action refuses it with the policy's own message
+    return relative if relative in DASHBOARDS else None
 
 
 def _base_messages(
@@ -170,7 +226,7 @@ async def file_operation(
     except DeepResearcherError as exc:
         raise ActionError(f"the File agent's model cannot be used: {exc}") from None
     compact = ctx.settings.compact()
-    actions = RecordingActions(ActionSet.of(file_actions(compact)).actions, brief=compact)
+    actions = FileAgentActions(ActionSet.of(file_actions(compact)).actions, brief=compact)
     file_ctx = ctx.for_agent(AGENT, model)
     spec = AgentSpec(
         name=AGENT,
@@ -199,6 +255,9 @@ async def file_operation(
         steps=loop.local_steps,
         reason=outcome.reason,
     )
+    if actions.door is not None:  # one sentence, and what the File agent did before it, if anything
+        done = actions.what_it_did()[:-1] if len(actions.trail) > 1 else []
+        return Observation("\n".join([actions.door, *done]), error=True)
     if outcome.kind == "finished" and outcome.result is not None:
         return _bounded_answer(ctx, outcome.result)
     # An error: a finishing action in the same reply must not run on top of an unfinished write.

@@ -155,6 +155,58 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
+# The dashboards' sections as a new workspace has them (workspace_template/), in the run's language;
+# a language without a table gets English. The template holds no guidance a model could copy as a
+# plan: the sections are empty, and what goes in them is said in the system prompt. `form.*`: one
+# line of each section's form, with no topic in it, for the refusal of an update that leaves the
+# section empty (actions/dashboards.py).
+DASHBOARD_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "purpose": "Purpose",
+        "questions": "Research questions",
+        "outline": "Outline",
+        "needs": "What a complete answer needs",
+        "status": "Status",
+        "not_started": "Not started.",
+        "current": "Current dashboard",
+        "task": "Task at hand",
+        "findings": "Findings so far",
+        "next": "Next steps",
+        "lessons": "Lessons",
+        "form.questions": "1. <a question the report must answer>",
+        "form.outline": "1. Notebook/01_<chapter>.md: <what this chapter answers>",
+        "form.needs": "- <what a complete answer must contain>",
+        "form.task": "<the task you work on now>",
+        "form.findings": "- <a finding> [S<n>]",
+        "form.next": "- <the next step>",
+    },
+    "zh": {
+        "purpose": "目的",
+        "questions": "研究问题",
+        "outline": "大纲",
+        "needs": "完整的回答需要什么",
+        "status": "状态",
+        "not_started": "尚未开始。",
+        "current": "当前仪表板",
+        "task": "当前任务",
+        "findings": "目前的发现",
+        "next": "下一步",
+        "lessons": "经验教训",
+        "form.questions": "1. <报告必须回答的一个问题>",
+        "form.outline": "1. Notebook/01_<章节>.md：<这一章回答什么>",
+        "form.needs": "- <完整的回答必须包含的内容>",
+        "form.task": "<你现在进行的任务>",
+        "form.findings": "- <一项发现> [S<n>]",
+        "form.next": "- <下一步>",
+    },
+}
+
+
+def dashboard_words(code: str | None) -> dict[str, str]:
+    """The dashboards' section names and forms in the language (English when it has no table)."""
+    return DASHBOARD_WORDS.get(code or DEFAULT, DASHBOARD_WORDS[DEFAULT])
+
+
 def normalize(value: str | None) -> str | None:
     """The code of a language the user named; None (or "auto", or blank) means "detect it"."""
     if value is None:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config import Settings
+from agent_runtime.engine.commands import command
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.prompts import Prompts
@@ -452,7 +453,7 @@ def scratch_context(root: Path, title: str = "Test research", **settings: Any) -
     """A fresh workspace at `root` and a run context on it, to call actions directly (tests,
     benchmarks); the model answers nothing. Close with `await ctx.services.aclose()`."""
     workspace = Workspace(root)
-    workspace.create(title, None)
+    workspace.create(title, None, settings.get("language"))
     return ActionContext(
         workspace,
         Settings(**settings),
@@ -519,8 +520,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     with ScriptedEndpoint(script) as endpoint:
         print(f"OPENAI_BASE_URL={endpoint.url}", flush=True)
         print(
-            f"Then, in another shell: deep-researcher run TITLE --base-url {endpoint.url} --api-key test "
-            "--search local --corpus DIR   (Ctrl-C here stops the endpoint)",
+            "Then, in another shell (Ctrl-C here stops the endpoint):\n"
+            + command("run", "TITLE", "--base-url", endpoint.url, "--api-key", "test", "--search", "local", "--corpus", "DIR"),
             flush=True,
         )
         try:

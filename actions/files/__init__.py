@@ -8,6 +8,7 @@ observation.
 
 from __future__ import annotations
 
+from actions.files.common import COMPACT_LEAVES_OUT
 from actions.files.read import continue_stream_read, read_file, stream_read_file
 from actions.files.search import file_search, grep_files, search_in_file
 from actions.files.write import (
@@ -25,9 +26,9 @@ from agent_runtime.errors import ActionError
 
 @action
 async def finish(answer: str) -> Observation:
-    """End the file operation and hand your answer to the main agent, which sees nothing else of
-    your work: what you did (each file changed), or the content it asked for, with paths and line
-    numbers; report anything that failed.
+    """End the file operation and hand your answer to the main agent. It sees nothing else of your
+    work: say what you did (each file changed), or give the content it asked for, with paths and
+    line numbers; report anything that failed.
 
     Args:
         answer: your answer for the main agent, concise (under 4,000 characters).
@@ -37,9 +38,9 @@ async def finish(answer: str) -> Observation:
     return Observation("The answer was handed to the main agent.", finished=True, result=answer)
 
 
-# Left out of the compact profile (a small context window): what the others do too, at the cost
-# of a tool description in every request.
-COMPACT_LEAVES_OUT = frozenset({"create_file", "file_search", "stream_read_file", "continue_stream_read", "create_directory"})
+# The actions that change the file their `file_path` names: a dashboard named there is the main
+# agent's to change (actions/file_operation.py sends it to its own action at once).
+CHANGES_FILE = frozenset({"write_file", "write_attached", "replace_text", "create_file", "delete_file"})
 
 
 def file_actions(compact: bool = False) -> list[Action]:
@@ -63,4 +64,4 @@ def file_actions(compact: bool = False) -> list[Action]:
     return [a for a in every if not (compact and a.name in COMPACT_LEAVES_OUT)]
 
 
-__all__ = ["file_actions"]
+__all__ = ["CHANGES_FILE", "file_actions"]

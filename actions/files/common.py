@@ -51,6 +51,19 @@ _MAGIC = {
 }
 
 
+# Left out of the compact profile (a small context window): what the others do too, at the cost
+# of a tool description in every request.
+COMPACT_LEAVES_OUT = frozenset(
+    {"create_file", "file_search", "stream_read_file", "continue_stream_read", "create_directory"}
+)
+
+
+def offered(ctx: ActionContext, name: str) -> bool:
+    """True when the File agent has the action `name` in this run: an observation names only those
+    (a small model told of an action it lacks calls it)."""
+    return not (ctx.settings.compact() and name in COMPACT_LEAVES_OUT)
+
+
 def file_policy(ctx: ActionContext) -> PathPolicy:
     """The File agent's view of the run's workspace (`workspace_policy`)."""
     return workspace_policy(ctx.workspace.root)
@@ -197,7 +210,7 @@ def open_checked(policy: PathPolicy, user_path: str) -> tuple[BinaryIO, str]:
     target = policy.resolve(user_path)
     shown = policy.relative(target)
     if not os.path.lexists(target):
-        raise ActionError(f"{shown} does not exist; list_directory or file_search shows what is there")
+        raise ActionError(f"{shown} does not exist; list_directory shows what is there")
     policy.read_bytes(user_path, limit=0)
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)

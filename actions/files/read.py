@@ -22,6 +22,7 @@ from actions.files.common import (
     file_policy,
     human_size,
     line_offset,
+    offered,
     open_text,
     plural,
     read_lines,
@@ -75,7 +76,9 @@ def _parse_range(lines: str) -> tuple[int, int | None]:
     return first, last
 
 
-def _read_full(text_file: TextFile, budget: int) -> str:
+def _read_full(text_file: TextFile, budget: int, streams: bool) -> str:
+    """The file from its beginning; `streams`: the agent has stream_read_file (not in the compact
+    profile, whose agent is never told of an action it lacks)."""
     if text_file.text_bytes == 0:
         return f"[{text_file.shown} · empty file]"
     if text_file.text_bytes <= budget:
@@ -91,18 +94,20 @@ def _read_full(text_file: TextFile, budget: int) -> str:
     if shown == 0:
         return (
             f"{_header(text_file, f' · {total:,} lines')} Its first line alone is over the limit of one read; "
-            f"here are its first {len(text):,} characters. Read it all with stream_read_file({quoted}).\n{text}"
+            f"here are its first {len(text):,} characters."
+            + (f" Read it all with stream_read_file({quoted})." if streams else "")
+            + f"\n{text}"
         )
     return (
         f"{_header(text_file, f' · {total:,} lines')} The file is over the limit of one read "
         f"({len(text):,} characters); here are lines 1-{shown} of {total:,}.\n{text}"
         + ("" if text.endswith("\n") else "\n")
-        + f'[to read on: read_file({quoted}, mode="lines", lines="{shown + 1}-{shown + 100}"), or '
-        f"stream_read_file({quoted}) to read the whole file chunk by chunk]"
+        + f'[to read on: read_file({quoted}, mode="lines", lines="{shown + 1}-{shown + 100}")'
+        + (f", or stream_read_file({quoted}) to read the whole file chunk by chunk]" if streams else "]")
     )
 
 
-def _read_range(text_file: TextFile, lines: str, budget: int) -> str:
+def _read_range(text_file: TextFile, lines: str, budget: int, streams: bool) -> str:
     first, last = _parse_range(lines)
     offset = line_offset(text_file, first)
     if offset is None:
@@ -115,7 +120,9 @@ def _read_range(text_file: TextFile, lines: str, budget: int) -> str:
     header = _header(text_file, f" · lines {first}-{end}")
     footer = ""
     if taken and not taken[-1].complete:
-        footer = f'[line {first} is longer than one read allows; read it with stream_read_file("{text_file.shown}")]'
+        footer = f"[line {first} is longer than one read allows" + (
+            f'; read it with stream_read_file("{text_file.shown}")]' if streams else "; search_in_file finds a passage in it]"
+        )
     elif more and (last is None or end < last):
         footer = f'[the output limit was reached at line {end}; read on with lines="{end + 1}-{last or ""}"]'
     elif not more and last is not None and end < last:
@@ -134,15 +141,17 @@ async def read_file(
     are refused.
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/01_introduction.md".
+        file_path: the file, e.g. "Notebook/01_introduction.md".
         mode: "full" for the whole file, or "lines" for the range given in `lines`.
         lines: with mode="lines": first-last counted from 1, e.g. "1-100", "42", or "900-" to the end.
     """
-    policy, budget = file_policy(ctx), body_budget(ctx)
+    policy, budget, streams = file_policy(ctx), body_budget(ctx), offered(ctx, "stream_read_file")
 
     def work() -> str:
         with open_text(policy, file_path) as text_file:
-            return _read_full(text_file, budget) if mode == "full" else _read_range(text_file, lines, budget)
+            if mode == "full":
+                return _read_full(text_file, budget, streams)
+            return _read_range(text_file, lines, budget, streams)
 
     return await asyncio.to_thread(work)
 
@@ -222,7 +231,7 @@ async def stream_read_file(ctx: ActionContext, file_path: str, chunk_size: int =
     Streams stay open across file operations of the same run.
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/sources_digest.md".
+        file_path: the file, e.g. "Notebook/sources_digest.md".
         chunk_size: the most lines in one chunk, 1-10000.
     """
     if not 1 <= chunk_size <= MAX_CHUNK_LINES:

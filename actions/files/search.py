@@ -121,12 +121,12 @@ def _context(text_file: TextFile, wanted: set[int]) -> dict[int, str]:
 
 @action
 async def search_in_file(ctx: ActionContext, file_path: str, pattern: str, context_lines: int = 0) -> str:
-    """Find the lines of one file that match a regular expression; each comes with its line number
-    ("12: …"), and with context_lines > 0 the lines around it ("11- …"). A plain word works as a
-    pattern; the search is case-sensitive (use (?i) at the start to ignore case).
+    """Find the lines of one file that match a regular expression, with their line numbers. Each
+    comes as "12: …", and with context_lines > 0 the lines around it too ("11- …"). A plain word
+    works as a pattern; the search is case-sensitive (use (?i) at the start to ignore case).
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/02_<chapter>.md".
+        file_path: the file, e.g. "Notebook/02_<chapter>.md".
         pattern: a regular expression (Python syntax), e.g. "NEEDS RESEARCH" or "\\[S\\d+\\]".
         context_lines: lines to show before and after each match, 0-20.
     """
@@ -309,15 +309,15 @@ def _grep(
 async def grep_files(
     ctx: ActionContext, pattern: str, directory: str = ".", ignore_case: bool = False, glob: str | None = None
 ) -> str:
-    """Search every text file under a folder (and its subfolders) for a regular expression, like
-    grep -rn: each matching line comes as "path:line: text". Binary files and .trash/ are skipped;
+    """Search the text files under a folder for a regular expression, like grep -rn. Each matching
+    line comes as "path:line: text", subfolders included. Binary files and .trash/ are skipped;
     the output is capped, with a count of the matches not shown.
 
     Args:
         pattern: a regular expression (Python syntax), e.g. "NEEDS RESEARCH" or "\\[S\\d+\\]"; a plain word works.
-        directory: the folder to search, relative to the workspace; "." is the whole workspace.
+        directory: the folder to search; "." is the whole workspace.
         ignore_case: true to match upper and lower case alike.
-        glob: only files whose name matches, e.g. "*.md"; with a "/" it matches the path, e.g. "Notebook/*.md".
+        glob: only the files it matches, e.g. "*.md", or with a "/" their path, e.g. "Notebook/*.md".
     """
     compiled = compile_pattern(pattern, ignore_case)
     policy, budget = file_policy(ctx), body_budget(ctx)
@@ -362,7 +362,7 @@ async def file_search(ctx: ActionContext, directory: str, name_pattern: str) -> 
     Matching ignores case. A pattern without wildcards matches any name that contains it.
 
     Args:
-        directory: the folder to search, relative to the workspace; "." is the whole workspace.
+        directory: the folder to search; "." is the whole workspace.
         name_pattern: a name or a glob, e.g. "chapter", "*.md", "0?_*.md", or "Notebook/*draft*" to match the path.
     """
     if not name_pattern.strip():

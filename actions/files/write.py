@@ -22,6 +22,7 @@ from actions.files.common import (
     change_file,
     file_policy,
     human_size,
+    offered,
     open_text,
     plural,
     split_lines,
@@ -85,7 +86,7 @@ async def write_file(
     folders are created. Files are saved as UTF-8.
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/01_introduction.md".
+        file_path: the file, e.g. "Notebook/01_introduction.md".
         content: the exact text to write (Markdown).
         mode: "overwrite", "append" or "insert".
         line: with mode="insert" only: the line number (from 1) to insert before.
@@ -100,12 +101,12 @@ async def write_attached(
     mode: Literal["overwrite", "append", "insert"] = "overwrite",
     line: int | None = None,
 ) -> str:
-    """Write the text attached to this operation, exactly as attached, without repeating it: the
-    way to write any text the operation came with. Modes as in write_file: "overwrite" replaces
+    """Write the text attached to this operation, exactly as attached, without repeating it. It is
+    the way to write any text the operation came with. Modes as in write_file: "overwrite" replaces
     the file, "append" adds at the end, "insert" puts it before line number `line`.
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/01_introduction.md".
+        file_path: the file, e.g. "Notebook/01_introduction.md".
         mode: "overwrite", "append" or "insert".
         line: with mode="insert" only: the line number (from 1) to insert before.
     """
@@ -115,6 +116,45 @@ async def write_attached(
             "no text is attached to this operation; write text given in the description with write_file"
         )
     return await change_file(ctx, file_path, lambda: _write(ctx, file_path, text, mode, line))
+
+
+# What a model calls the attached text when it sends it again to write_attached, which takes no text
+# (the schema refuses it as "Extra inputs are not permitted", and the model sends it again).
+_REPEATED_TEXT = ("content", "attached", "text", "attached_text", "new_text")
+
+
+def without_repeated_attachment(ctx: ActionContext, arguments: dict[str, object]) -> tuple[dict[str, object], str]:
+    """write_attached's arguments without the attached text a model also passed as an argument, and
+    what to tell it: passed equal to the attachment (whitespace at the ends aside), it is written
+    once; passed different, nothing is written (ActionError naming which text would have been)."""
+    repeated = {k: v for k, v in arguments.items() if k in _REPEATED_TEXT and isinstance(v, str)}
+    if not repeated:
+        return arguments, ""
+    attached = attached_text(ctx).text
+    rest = {k: v for k, v in arguments.items() if k not in repeated}
+    names = " and ".join(repeated)
+    if attached is None:
+        raise ActionError(
+            f"no text is attached to this operation, so write_attached has nothing to write; write the {names} "
+            "you passed with write_file(file_path, content)"
+        )
+    different = [k for k, v in repeated.items() if v.strip() != attached.strip()]
+    if different:
+        given = repeated[different[0]]
+        raise ActionError(
+            f"nothing was written: write_attached writes the attached text ({_opening(attached)}), not the text "
+            f"you passed as {different[0]} ({_opening(given)}), and the two differ. To write the attached text, call "
+            f"write_attached(file_path) without {names}; to write your own text instead, use write_file"
+        )
+    return rest, (
+        f"[note] The text you passed as {names} is the attached text itself: it was written once. write_attached "
+        "takes no text: next time pass only file_path (and mode, line)."
+    )
+
+
+def _opening(text: str) -> str:
+    first = " ".join(text.split())
+    return f"{len(text):,} characters, beginning «{first[:60]}{'…' if len(first) > 60 else ''}»"
 
 
 def _write(
@@ -166,13 +206,13 @@ def _write(
 async def replace_text(
     ctx: ActionContext, file_path: str, old_text: str, new_text: str = "", attached: bool = False
 ) -> str:
-    """Replace one passage of a file, leaving the rest as it is: `old_text` must appear exactly
+    """Replace one passage of a file, leaving the rest as it is. `old_text` must appear exactly
     once (copy it from read_file or search_in_file, a few words around it if needed to make it
     unique). The replacement is `new_text`, or with attached=True the text attached to this
     operation. An empty replacement removes the passage.
 
     Args:
-        file_path: the file, relative to the workspace, e.g. "Notebook/03_<chapter>.md".
+        file_path: the file, e.g. "Notebook/03_<chapter>.md".
         old_text: the exact passage to replace, as it is in the file.
         new_text: the text that takes its place.
         attached: True to use the text attached to the operation instead of new_text.
@@ -233,12 +273,12 @@ def _is_read_only(policy: PathPolicy, relative: str) -> bool:
 
 @action
 async def list_directory(ctx: ActionContext, directory_path: str = ".") -> str:
-    """List a folder: its subfolders (ending in "/", with how many entries each holds) and files
-    (with sizes), sorted by name; read-only entries are marked. Not recursive: file_search finds
-    files in subfolders too.
+    """List a folder: its subfolders and files, with sizes. Subfolders end in "/" with how many
+    entries each holds; entries are sorted by name, read-only ones marked. Not recursive:
+    file_search finds files in subfolders too.
 
     Args:
-        directory_path: the folder, relative to the workspace; "." is the workspace itself.
+        directory_path: the folder; "." is the workspace itself.
     """
     policy = file_policy(ctx)
     folder = policy.resolve(directory_path)
@@ -274,7 +314,8 @@ async def list_directory(ctx: ActionContext, directory_path: str = ".") -> str:
         lines.append(text)
         used += len(text) + 1
     if len(lines) - 1 < len(entries):
-        lines.append(f"[{len(entries) - len(lines) + 1:,} more entries not shown: use file_search to narrow]")
+        narrow = "use file_search to narrow" if offered(ctx, "file_search") else "list a subfolder to narrow"
+        lines.append(f"[{len(entries) - len(lines) + 1:,} more entries not shown: {narrow}]")
     return "\n".join(lines)
 
 
@@ -328,11 +369,11 @@ async def create_directory(ctx: ActionContext, directory_path: str) -> str:
 
 @action
 async def delete_file(ctx: ActionContext, file_path: str) -> str:
-    """Delete a file (or a folder) by moving it into .trash/ with a timestamp; nothing is lost,
-    and it can be read back from .trash/ if needed.
+    """Delete a file or folder by moving it into .trash/ (nothing is lost). It is kept there with a
+    timestamp and can be read back if needed.
 
     Args:
-        file_path: the file or folder, relative to the workspace, e.g. "Notebook/old_draft.md".
+        file_path: the file or folder, e.g. "Notebook/old_draft.md".
     """
     policy = file_policy(ctx)
 

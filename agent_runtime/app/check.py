@@ -41,6 +41,7 @@ from actions.web.providers.base import API_TIMEOUT
 from actions.web.search import build_providers, check_search_settings, provider_names
 from agent_runtime.app.endpoint_notes import notes_file, remember_tool_mode
 from agent_runtime.config import Settings
+from agent_runtime.engine.commands import command
 from agent_runtime.engine.model import OpenAIModel, build_model, check_endpoint_reachable
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import ActionSet, action
@@ -122,7 +123,7 @@ class SetupCheck:
             print(f"Ready, with {warned} warning{'s' if warned > 1 else ''}: a run would start, but read the "
                   "lines marked warn first.", file=self.out)  # fmt: skip
             return 0
-        print("Ready: `deep-researcher run TITLE` with these settings will work.", file=self.out)
+        print(f"Ready: `{command('run', 'TITLE')}` with these settings will work.", file=self.out)
         return 0
 
     async def check_mcp(self) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from agent_runtime.engine.commands import BUDGETS_NOTE, command, resume_command, with_note
 from agent_runtime.errors import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -235,9 +236,10 @@ def _print_outcome(result: RunResult, priced: bool) -> None:
                 f"Unfinished report (the chapters written so far): {result.workspace / result.report_path}",
                 file=sys.stderr,
             )
-        command = result.next_command or f"deep-researcher resume {result.workspace}"
-        budgets = " (budgets count the whole run, resumes included)" if "--max-" in command else ""
-        print(f"Continue with: {command}{budgets}", file=sys.stderr)
+        command = result.next_command or resume_command(result.workspace)
+        if "--max-" in command:
+            command = with_note(command, BUDGETS_NOTE)
+        print(f"Continue with: {command}", file=sys.stderr)
         advice = _search_advice(result.workspace)
         if advice:
             print(advice, file=sys.stderr)
@@ -276,10 +278,9 @@ def _already_finished(args: argparse.Namespace) -> bool:
         return False
     report = space.root / (meta.report_path or "report.md")
     print(f"{space.root} is already finished: its report is {report}. Nothing was run.")
-    print(
-        f"To look at it: deep-researcher inspect {space.root}; to re-check its citations: "
-        f"deep-researcher audit {space.root}; for new research: deep-researcher run TITLE"
-    )
+    print(with_note(command("inspect", space.root), "to look at it"))
+    print(with_note(command("audit", space.root), "to re-check its citations"))
+    print(with_note(command("run", "TITLE"), "for new research"))
     return True
 
 
@@ -300,6 +301,21 @@ def _check(args: argparse.Namespace) -> int:
     return run_check(load_settings(_flags(args), config_file=args.config), sys.stdout)
 
 
+def _same_command(argv: Sequence[str]) -> str:
+    """The command as it was typed, to give it again; without an --api-key's value (a secret is
+    never printed: the key comes from OPENAI_API_KEY or the .env file the next time too)."""
+    words: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--api-key":
+            skip = True
+        elif not word.startswith("--api-key="):
+            words.append(word)
+    return command(*words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from sandbox.redaction import RedactingStream
 
@@ -310,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_runtime.config import load_dotenv_file
 
         load_dotenv_file()  # ./.env, below the environment (flags win over both)
-        return _command(args)
+        return _command(args, argv)
     except SettingValueError as exc:  # a bad value is a usage error, wherever it was given
         print(f"deep-researcher: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -328,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_ERROR
 
 
-def _command(args: argparse.Namespace) -> int:
+def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
     if args.command == "inspect":
         from agent_runtime.app.inspect_view import inspect_workspace
 
@@ -355,6 +371,7 @@ def _command(args: argparse.Namespace) -> int:
             return batch_command(
                 args.file, args.out, jobs=args.jobs, scheduler=args.scheduler,
                 max_batch_cost=args.batch_max_cost, flags=_flags(args), config=args.config, debug=args.debug,
+                again=_same_command(sys.argv[1:] if argv is None else argv),
             )  # fmt: skip
         except TaskFileError as exc:  # the task file or --out: fix the command, nothing started
             print(f"deep-researcher: error: {exc}", file=sys.stderr)

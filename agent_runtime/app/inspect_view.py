@@ -12,6 +12,7 @@ from typing import Any
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import COST_UNKNOWN, describe_cost, priced
 from agent_runtime.domain.tasks import research_tasks
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import load_meta, read_events
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
 from agent_runtime.errors import WorkspaceError
@@ -109,6 +110,9 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
             )
     if state.get("report_path"):
         out.append(f"report:    {state['report_path']}")
+    if state.get("status") not in ("finished", "running", None) and totals:
+        limits = state.get("settings") or {}
+        out.append(f"continue:  {resume_command(Path(state['workspace']), state.get('stop_reason'), limits)}")
     if state.get("report_problems"):
         out += ["", "## Report problems (finalized with these listed in its appendix)"]
         out += [f"- {problem}" for problem in state["report_problems"]]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shlex
 import sys
 import traceback
 from collections import deque
@@ -29,7 +28,8 @@ from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.domain.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
-from agent_runtime.engine.context import ActionContext, raised_budget
+from agent_runtime.engine.commands import command, resume_command
+from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, OpenAIModel, build_model
@@ -211,7 +211,7 @@ class Researcher:
             # run.json first, with the settings: a creation killed at any later point resumes with the
             # settings the user chose, and the missing files are made again by `resume`.
             save_meta(space.run_file, meta)
-            space.create(title, purpose)
+            space.create(title, purpose, settings.language)
             return cls(space, meta, settings, model, extra_actions=extra_actions, lock=lock)
         except BaseException:
             lock.release()
@@ -237,7 +237,7 @@ class Researcher:
         if space.holds_nothing():
             raise WorkspaceError(
                 f"{space.root} holds no research run (none was started there, or its creation was "
-                f"interrupted before it began); start one with `deep-researcher run TITLE --workspace {space.root}`"
+                f"interrupted before it began); start one with `{command('run', 'TITLE', '--workspace', space.root)}`"
             )
         if not space.exists():
             raise WorkspaceError(not_a_workspace(space.root))
@@ -286,7 +286,7 @@ class Researcher:
         model = model or build_model(settings)
         space.remove_stale_temp_files()
         space.ensure_layout()
-        space.create(meta.title, meta.purpose)  # dashboards a killed creation did not write yet
+        space.create(meta.title, meta.purpose, settings.language)  # dashboards a killed creation did not write yet
         Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now, before any step
         note = resume_note(space, meta, Prompts(settings.prompts))
         meta.settings = settings.stored()
@@ -343,10 +343,10 @@ class Researcher:
     def _next_action(self) -> tuple[str, dict[str, Any]]:
         """The call the method needs next, as an example for a model stuck without an action."""
         meta = self.meta
-        if self.workspace.is_untouched(OVERALL_DASHBOARD, meta.title, meta.purpose):
-            blueprint = (
-                f"# {meta.title}\n\n## Research questions\n1. …\n\n## Outline\n1. Notebook/01_….md: …\n\n"
-                "## What a complete answer needs\n- …\n"
+        if self.workspace.is_untouched(OVERALL_DASHBOARD, meta.title, meta.purpose, self.settings.language):
+            words = language.dashboard_words(self.settings.language)
+            blueprint = f"# {meta.title}\n\n" + "\n\n".join(
+                f"## {words[key]}\n{words['form.' + key]}" for key in ("questions", "outline", "needs")
             )
             return "update_overall_dashboard", {"content": blueprint}
         return "web_search", {"query": meta.title, "max_results": 8}
@@ -422,10 +422,7 @@ class Researcher:
 
     def next_command(self) -> str:
         """`deep-researcher resume WS`, with the budget that stopped the run raised."""
-        raised = raised_budget(self.meta.stop_reason, self.settings)
-        return f"deep-researcher resume {shlex.quote(str(self.workspace.root))}" + (
-            f" {raised}" if raised else ""
-        )
+        return resume_command(self.workspace.root, self.meta.stop_reason, self.settings.model_dump())
 
     def _write_unfinished_report(self) -> None:
         """The chapters written so far as report.md, marked unfinished: a stop keeps the work readable."""
@@ -514,8 +511,8 @@ def check_input_lengths(title: str, purpose: str | None) -> None:
 def _not_empty(space: Workspace) -> str:
     if space.exists():
         return (
-            f"{space.root} already holds a research run; continue it with `deep-researcher resume "
-            f"{space.root}` or choose another --workspace"
+            f"{space.root} already holds a research run; continue it with `{resume_command(space.root)}` "
+            "or choose another --workspace"
         )
     return (
         f"{space.root} is not empty; a new run needs a new or empty folder, so that none of your files "

@@ -32,21 +32,6 @@ class BudgetStop:
         return f"{self.kind}: {self.figures}"
 
 
-def raised_budget(stop_reason: str | None, settings: Settings) -> str | None:
-    """The flag that lets a run stopped by a budget go on (budgets count the whole run, so the same
-    limit would stop it again at once): twice the limit that stopped it. None for other stops."""
-    kind = (stop_reason or "").partition(":")[0]
-    if kind == "max_steps":
-        return f"--max-steps {settings.max_steps * 2}"
-    if kind == "max_tokens" and settings.max_tokens is not None:
-        return f"--max-tokens {settings.max_tokens * 2}"
-    if kind == "max_cost" and settings.max_cost is not None:
-        return f"--max-cost {settings.max_cost * 2:g}"
-    if kind == "max_time" and settings.max_time is not None:
-        return f"--max-time {settings.max_time * 2:g}"
-    return None
-
-
 @dataclass
 class ActionContext:
     """Handed to every action that asks for it (its first parameter, annotated `ActionContext`)."""

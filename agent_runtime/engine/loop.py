@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_runtime.engine.calling import calling
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.context import ActionContext, BudgetStop
 from agent_runtime.engine.context_guard import ContextGuard, Entry, History, observation_file
 from agent_runtime.engine.messages import Message, user
@@ -406,7 +407,7 @@ class AgentLoop:
 
     def _overflow_stop_reason(self, exc: ContextOverflowError) -> str:
         window = self.guard.window
-        resume = f"deep-researcher resume {self.ctx.workspace.root}"
+        resume = resume_command(self.ctx.workspace.root)
         if self._fixed_part_too_large():
             return (
                 f"{exc}; a context window of {window:,} tokens cannot hold even the system prompt and the "

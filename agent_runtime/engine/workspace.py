@@ -42,7 +42,9 @@ from typing import Any
 import portalocker
 from jinja2 import Environment, StrictUndefined
 
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.errors import DashboardEditedError, WorkspaceError
+from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
 from sandbox import atomic_write_text, is_temp_name, storage_error
 from sandbox.safe_write import fsync_directory
 
@@ -72,13 +74,13 @@ SETTLE_LOOK = 0.08
 SETTLE_LIMIT = 2.0
 
 
-def template_text(name: str, title: str, purpose: str | None) -> str:
-    """A dashboard as a new workspace starts with it."""
+def template_text(name: str, title: str, purpose: str | None, language: str | None = None) -> str:
+    """A dashboard as a new workspace starts with it, its sections named in the run's language."""
     env = Environment(
         undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, autoescape=False
     )
     template = env.from_string(resources.files("workspace_template").joinpath(name).read_text("utf-8"))
-    return template.render(title=title, purpose=purpose or "")
+    return template.render(title=title, purpose=purpose or "", words=dashboard_words(language))
 
 
 def title_slug(title: str, empty: str = "research") -> str:
@@ -144,7 +146,7 @@ class RunLock:
             os.close(fd)
             raise WorkspaceError(
                 f"{workspace} is in use by a run still working ({holder}); wait for it to end or stop it "
-                f"(Ctrl-C, or kill its process), then `deep-researcher resume {workspace}`"
+                f"(Ctrl-C, or kill its process), then `{resume_command(workspace)}`"
             ) from None
         with contextlib.suppress(OSError):  # who holds it, for the message above (best effort)
             os.ftruncate(fd, 0)
@@ -346,7 +348,7 @@ class Workspace:
                         removed.append(path.relative_to(self.root).as_posix())
         return removed
 
-    def create(self, title: str, purpose: str | None) -> None:
+    def create(self, title: str, purpose: str | None, language: str | None = None) -> None:
         """Lay out a new workspace from `workspace_template/` (never overwrites a file)."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -355,7 +357,7 @@ class Workspace:
             for name in DASHBOARDS:
                 target = self.root / name
                 if not target.exists():
-                    atomic_write_text(target, template_text(name, title, purpose))
+                    atomic_write_text(target, template_text(name, title, purpose, language))
                     self._remember_own(name, Version(file_key(target), _digest(_read(target))))
         except OSError as exc:
             failing_disk = storage_error(exc, self.root)
@@ -363,9 +365,9 @@ class Workspace:
                 str(failing_disk or f"cannot create the workspace {self.root}: {exc.strerror or exc}")
             ) from None
 
-    def is_untouched(self, name: str, title: str, purpose: str | None) -> bool:
+    def is_untouched(self, name: str, title: str, purpose: str | None, language: str | None = None) -> bool:
         """True while a dashboard is still the template it was created from."""
-        return self.read_text(name) == template_text(name, title, purpose)
+        return self.read_text(name) == template_text(name, title, purpose, language)
 
     def ensure_layout(self) -> None:
         """Recreate the folders a resumed workspace may have lost (a person may delete them)."""
@@ -585,7 +587,8 @@ class Workspace:
             raise WorkspaceError(
                 f"cannot resume {self.root}: no run metadata and no '# Title' heading in {OVERALL_DASHBOARD}"
             )
-        purpose = re.search(r"^\*\*Purpose:\*\*\s*(.+?)\s*$", text, re.MULTILINE)
+        named = "|".join(re.escape(words["purpose"]) for words in DASHBOARD_WORDS.values())
+        purpose = re.search(rf"^\*\*(?:{named}):\*\*\s*(.+?)\s*$", text, re.MULTILINE)
         return heading.group(1), purpose.group(1) if purpose else None
 
     def notebook_files(self) -> list[str]:

@@ -13,6 +13,7 @@ from actions.dashboards import update_current_dashboard, update_overall_dashboar
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, template_text
+from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, finish_with_report, resume_run, start_run
 
@@ -30,7 +31,11 @@ async def test_a_copied_frame_is_dropped_and_the_title_is_kept(tmp_path: Path) -
             seen.append(str(messages[1]["content"]))
             # A weak model sends back what it was shown, frame and all, with a new heading of its own.
             copied = str(messages[1]["content"]).split("<<< current_dashboard.md >>>")[0]
-            body = copied.replace("# Test research", "## Blueprint\n- Q1: what changed in 2026?")
+            body = (
+                copied.replace("# Test research", "## Blueprint")
+                .replace("## Research questions\n", "## Research questions\n- Q1: what changed in 2026?\n")
+                .replace("## Outline\n", "## Outline\n1. Notebook/01_changes.md\n")
+            )
             return reply(call("update_overall_dashboard", content=body))
         seen.append(str(messages[1]["content"]))
         return finish_with_report(ws)
@@ -152,66 +157,90 @@ def reflowed(text: str) -> str:
     return "\r\n".join(line.replace(" ", "  ") for line in text.splitlines() if line.strip())
 
 
-@pytest.mark.parametrize("title", ["Test research", "libffi 的调用约定与移植"])
-async def test_the_template_sent_back_is_refused_and_says_what_to_write(tmp_path: Path, title: str) -> None:
-    ctx = scratch_context(tmp_path / "ws", title=title)
+@pytest.mark.parametrize(("title", "language"), [("Test research", "en"), ("libffi 的调用约定与移植", "zh")])
+async def test_the_template_sent_back_is_refused_and_says_what_to_write(
+    tmp_path: Path, title: str, language: str
+) -> None:
+    ctx = scratch_context(tmp_path / "ws", title=title, language=language)
+    words = dashboard_words(language)
     try:
         for name in (OVERALL_DASHBOARD, CURRENT_DASHBOARD):
-            template = template_text(name, title, None)
-            # As it is, with other whitespace, with the frame copied around it, with its headings
-            # dropped: only the placeholder lines, nothing of the model's own.
-            placeholders = "\n".join(line for line in template.splitlines() if line.startswith("_"))
+            template = template_text(name, title, None, language)
+            assert "_" not in template.replace(title, "")  # no guidance a model could copy as a plan
+            # As it is, with other whitespace, with the frame copied around it.
             framed = f"<<< {name} >>>\n{template.strip()}\n<<< end of {name} >>>"
-            for content in (template, reflowed(template), framed, placeholders):
+            for content in (template, reflowed(template), framed):
                 observation = await update(ctx, name, content)
                 assert observation.error and not observation.reset_context, (name, content)
                 assert "nothing was changed" in observation.text
-                assert ctx.workspace.is_untouched(name, title, None)
-        told = (await update(ctx, OVERALL_DASHBOARD, template_text(OVERALL_DASHBOARD, title, None))).text
-        assert "Still empty: Research questions, Outline, What a complete answer needs." in told
-        assert "outline" in told and "Status" not in told
-        told = (await update(ctx, CURRENT_DASHBOARD, template_text(CURRENT_DASHBOARD, title, None))).text
-        assert "Still empty: Task at hand, Findings so far, Next steps." in told
-        assert "[S<n>]" in told and "Lessons" not in told
+                assert ctx.workspace.is_untouched(name, title, None, language)
+        told = (await update(ctx, OVERALL_DASHBOARD, template_text(OVERALL_DASHBOARD, title, None, language))).text
+        assert f"Fill: {words['questions']}, {words['outline']}, {words['needs']}." in told
+        assert f"## {words['outline']}\n{words['form.outline']}\n" in told and words["status"] not in told
+        told = (await update(ctx, CURRENT_DASHBOARD, template_text(CURRENT_DASHBOARD, title, None, language))).text
+        assert f"Fill: {words['task']}, {words['findings']}, {words['next']}." in told
+        assert "[S<n>]" in told and words["lessons"] not in told
     finally:
         await ctx.services.aclose()
 
 
-async def test_translated_headings_around_the_placeholders_add_nothing(tmp_path: Path) -> None:
-    ctx = scratch_context(tmp_path / "ws", title="libffi 的调用约定与移植")
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_a_copy_of_the_template_with_one_line_changed_is_no_plan(tmp_path: Path, language: str) -> None:
+    title = "Test research" if language == "en" else "libffi 的调用约定与移植"
+    ctx = scratch_context(tmp_path / "ws", title=title, language=language)
+    words = dashboard_words(language)
+    template = template_text(OVERALL_DASHBOARD, title, None, language)
+    old_template = (  # as earlier versions had it, with guidance sentences (a resumed workspace)
+        f"# {title}\n\n## Research questions\n_Not written yet. The agent's first step is to write the research "
+        "blueprint here._\n\n## Outline\n_The planned chapters, one Notebook file each._\n"
+    )
     try:
-        template = template_text(CURRENT_DASHBOARD, "libffi 的调用约定与移植", None)
-        translated = (
-            template.replace("# Current dashboard", "# 当前仪表板")
-            .replace("## Task at hand", "## 当前任务")
-            .replace("## Findings so far", "## 目前的发现")
-        )
-        observation = await update(ctx, CURRENT_DASHBOARD, translated)
-        assert observation.error and "nothing was changed" in observation.text
-        assert ctx.workspace.is_untouched(CURRENT_DASHBOARD, "libffi 的调用约定与移植", None)
+        copies = {
+            "status": template.replace(words["not_started"], "In progress."),
+            "title": template.replace(f"# {title}", "# My plan"),
+            "a question, no outline": template.replace(
+                f"## {words['questions']}\n", f"## {words['questions']}\n1. Why does it differ?\n"
+            ),
+            "the form copied": template.replace(
+                f"## {words['questions']}\n", f"## {words['questions']}\n{words['form.questions']}\n"
+            ).replace(f"## {words['outline']}\n", f"## {words['outline']}\n{words['form.outline']}\n"),
+            "old guidance, title changed": old_template.replace(f"# {title}", "# 我的计划"),
+            "old guidance, a question written": old_template.replace(
+                "_Not written yet. The agent's first step is to write the research blueprint here._", "1. Why?"
+            ),
+        }
+        for what, content in copies.items():
+            observation = await update(ctx, OVERALL_DASHBOARD, content)
+            assert observation.error and not observation.reset_context, what
+            assert "Fill: " in observation.text and f"## {words['outline']}" in observation.text, what
+            assert ctx.workspace.is_untouched(OVERALL_DASHBOARD, title, None, language), what
+        told = (await update(ctx, OVERALL_DASHBOARD, copies["old guidance, a question written"])).text
+        assert "still holds the template's guidance lines" in told and f"Fill: {words['outline']}." in told
+        # Written in the sections, the same copy is a plan.
+        plan = template.replace(
+            f"## {words['questions']}\n", f"## {words['questions']}\n1. Why does it differ?\n"
+        ).replace(f"## {words['outline']}\n", f"## {words['outline']}\n1. Notebook/01_overview.md\n")
+        assert not (await update(ctx, OVERALL_DASHBOARD, plan)).error
     finally:
         await ctx.services.aclose()
 
 
-async def test_a_dashboard_sent_again_unchanged_is_refused_and_names_what_is_still_empty(
-    tmp_path: Path,
-) -> None:
+async def test_a_dashboard_sent_again_unchanged_is_refused(tmp_path: Path) -> None:
     title = "libffi 的调用约定与移植"
-    ctx = scratch_context(tmp_path / "ws", title=title)
+    ctx = scratch_context(tmp_path / "ws", title=title, language="zh")
     try:
-        # The placeholders may stay where the model wrote nothing yet: what it added is saved.
-        template = template_text(OVERALL_DASHBOARD, title, None)
-        blueprint = template.replace(
-            "## Research questions\n", "## Research questions\n1. libffi 在各平台上如何实现调用约定？\n"
+        template = template_text(OVERALL_DASHBOARD, title, None, "zh")
+        blueprint = template.replace("## 研究问题\n", "## 研究问题\n1. libffi 在各平台上如何实现调用约定？\n").replace(
+            "## 大纲\n", "## 大纲\n1. Notebook/01_概述.md\n"
         )
         observation = await update(ctx, OVERALL_DASHBOARD, blueprint)
         assert not observation.error and observation.reset_context
         saved = ctx.workspace.overall_dashboard.read_text("utf-8")
-        # Sent again as it is now, reflowed: nothing changes, and what is still empty is named.
+        # Sent again as it is now, reflowed: nothing changes.
         observation = await update(ctx, OVERALL_DASHBOARD, reflowed(saved))
         assert observation.error and not observation.reset_context
         assert "this is the dashboard as it already is: nothing was changed" in observation.text
-        assert "Still empty: Outline, What a complete answer needs." in observation.text
+        assert "Update it when the plan changes" in observation.text
         assert ctx.workspace.overall_dashboard.read_text("utf-8") == saved
 
         current = "# 当前仪表板\n\n## 当前任务\n比较 x86-64 与 AArch64 的调用约定。\n\n## 下一步\n- 搜索 libffi 文档\n"
@@ -219,7 +248,7 @@ async def test_a_dashboard_sent_again_unchanged_is_refused_and_names_what_is_sti
         observation = await update(ctx, CURRENT_DASHBOARD, current.replace("\n\n", "\n"))
         assert observation.error and "as it already is: nothing was changed" in observation.text
         # Its headings are its own: nothing is claimed empty, the model is told what to add.
-        assert "Still empty" not in observation.text and "[S<n>]" in observation.text
+        assert "Fill:" not in observation.text and "[S<n>]" in observation.text
         # Any real change goes through.
         changed = current + "\n## 经验\n- 官方文档不列出所有平台\n"
         assert not (await update(ctx, CURRENT_DASHBOARD, changed)).error
@@ -256,4 +285,4 @@ async def test_the_refusal_reaches_the_model_and_the_run_goes_on(tmp_path: Path)
 
     result, _ = await start_run(tmp_path, script)
     assert result.status == "finished"
-    assert any("nothing was changed" in text and "Task at hand" in text for text in told), told
+    assert any("nothing was changed" in text and "Fill: Task at hand" in text for text in told), told

@@ -71,7 +71,7 @@ def escape_calls(tmp: str) -> list[tuple[str, dict[str, Any], str]]:
         ("read_file", {"file_path": ""}, invalid),
         ("create_file", {"file_path": "n" * 2000}, invalid),
         ("read_file", {"file_path": 42}, "invalid arguments"),
-        ("write_file", {"file_path": "overall_dashboard.md", "content": "pwned"}, "read-only"),
+        ("write_file", {"file_path": "sources/S1.md", "content": "pwned"}, "read-only"),
     ]
 
 

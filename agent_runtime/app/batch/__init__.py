@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any
 
 from agent_runtime.app.batch.tasks import Task, TaskFileError, read_tasks
+from agent_runtime.engine.commands import with_note
 from agent_runtime.errors import SettingValueError
 
 __all__ = ["TaskFileError", "batch_command", "read_tasks"]
@@ -113,7 +114,9 @@ def batch_command(
     flags: Mapping[str, Any],
     config: Path | None,
     debug: bool = False,
+    again: str | None = None,
 ) -> int:
+    """Run the batch; `again`: the command that started it, printed to continue after a stop."""
     from actions.mcp.config import check_mcp_config
     from actions.web import check_search_settings
     from agent_runtime.app.batch.driver import Batch, Pool
@@ -191,7 +194,6 @@ def batch_command(
             file=sys.stderr,
         )
     if outcome.exit_code in (3, 130):
-        print(
-            "Continue with the same command: finished runs are skipped, the others resume.", file=sys.stderr
-        )
+        note = "the same command: finished runs are skipped, the others resume"
+        print(f"Continue with: {with_note(again, note) if again else note}", file=sys.stderr)
     return outcome.exit_code

@@ -28,6 +28,7 @@ from typing import Any
 
 import agent_runtime.language as lang
 from agent_runtime.app.wording import not_a_workspace
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.replies import repair_surrogates
 from agent_runtime.engine.run_record import RunMeta
 from agent_runtime.engine.workspace import CITATIONS_FILE, REPORT, RUNTIME, Workspace
@@ -106,7 +107,7 @@ def _not_finished(root: Path, meta: RunMeta | None) -> str:
     if status == "running":
         advice = "it is still running: export it when it has finished"
     else:
-        advice = f"finish it with: deep-researcher resume {root}"
+        advice = f"finish it with `{resume_command(root)}`"
     return f"the run in {root} has not finished, so it has no report.md yet (status {why}){draft}; {advice}"
 
 

@@ -46,6 +46,7 @@ from agent_runtime.app.children import (
 )
 from agent_runtime.app.run_state import holds_lock_file, lock_state, utf8
 from agent_runtime.app.view.events import EventTail
+from agent_runtime.engine.commands import command
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS, RUNTIME, Workspace, title_slug
 from agent_runtime.errors import DeepResearcherError, WorkspaceError
@@ -118,7 +119,7 @@ def resume_run(workspace: Path, defaults: RunDefaults | None = None) -> int:
     if meta is None:
         raise WorkspaceError(
             f"{workspace} has no run metadata; resume it from a terminal with "
-            "`deep-researcher resume WORKSPACE --new-settings` and the settings it should use"
+            f"`{command('resume', workspace, '--new-settings')}` and the settings it should use"
         )
     if meta.status == "finished":
         raise WorkspaceError("this run has finished; there is nothing to resume")

@@ -34,6 +34,7 @@ from agent_runtime.domain.ledger import (
     read_records,
     split_front_matter,
 )
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import RunMeta, duration, load_meta
 from agent_runtime.engine.workspace import (
     CITATIONS_FILE,
@@ -222,6 +223,12 @@ def _from_files(workspace: Path) -> dict[str, Any]:
         "purpose": meta.purpose if meta else None,
         "status": meta.status if meta else "unknown",
         "stop_reason": meta.stop_reason if meta else problem,
+        # How to go on from a terminal, printed as `run` and `inspect` print it.
+        "resume_command": (
+            resume_command(workspace, meta.stop_reason, settings)
+            if meta and meta.status != "finished"
+            else None
+        ),
         "has_meta": meta is not None,
         "steps": totals.steps if totals else 0,
         "max_steps": settings.get("max_steps"),
@@ -317,6 +324,7 @@ def summary(ws_id: str, workspace: Path, with_versions: bool = True, probe: bool
         "running": lock.held,
         "stop_reason": read["stop_reason"],
         "resumable": read["has_meta"] and not lock.held and status != "finished",
+        "resume_command": None if lock.held else read["resume_command"],
         "steps": read["steps"],
         "max_steps": read["max_steps"],
         "model": read["model"],

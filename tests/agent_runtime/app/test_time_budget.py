@@ -97,7 +97,8 @@ def test_time_runs_out_the_chapters_become_an_unfinished_report_and_resume_finis
     assert any(e["event"] == "unfinished_report" for e in events(ws))
 
     hint = result.stderr.split("Continue with: ", 1)[1].splitlines()[0]
-    command = shlex.split(hint.split(" (budgets count")[0])
+    assert hint.endswith("  # budgets count the whole run, resumes included")
+    command = shlex.split(hint, comments=True)  # the command pastes into a shell as printed
     assert command == ["deep-researcher", "resume", str(ws), "--max-time", "14"]
     assert "--max-time 14" in report  # the banner says how to continue, too
 
@@ -124,7 +125,7 @@ def test_a_step_budget_stop_prints_a_command_that_continues(tmp_path: Path) -> N
         )  # fmt: skip
     assert result.code == 3
     assert (
-        f"Continue with: deep-researcher resume {ws} --max-steps 6 (budgets count the whole run"
+        f"Continue with: deep-researcher resume {ws} --max-steps 6  # budgets count the whole run"
         in result.stderr
     )
     assert not (ws / "report.md").exists()  # no chapter written: no report to show

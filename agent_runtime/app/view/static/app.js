@@ -385,6 +385,12 @@
     }
     if (s.citation_note) line.append(el("span", "unverified-note", s.citation_note));
     if (!s.running && s.stop_reason) line.append(el("span", "reason", s.stop_reason));
+    if (s.resume_command) {
+      // the same command `run` and `inspect` print: it pastes into a shell as shown
+      const command = el("span", "resume-command", t("From a terminal: "));
+      command.append(el("code", "", s.resume_command));
+      line.append(command);
+    }
   }
 
   // -- rendered documents ----------------------------------------------------------------------------

@@ -90,6 +90,7 @@
     "Not stopped: {error}": "未停止：{error}",
     "Resumed (process {pid}); its output goes to .runtime/view-resume.log.": "已继续（进程 {pid}）；输出写入 .runtime/view-resume.log。",
     "Not resumed: {error}": "未能继续：{error}",
+    "From a terminal: ": "在终端中：",
     "Exporting the report as {format}…": "正在将报告导出为 {format}……",
     "Exported {name}.": "已导出 {name}。",
     "Export failed: {error}": "导出失败：{error}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -155,7 +156,13 @@ def test_the_batch_budget_stops_new_runs_and_the_same_command_continues(
     for later in ("t2", "t3"):
         assert rows[later]["status"] == "pending" and not (out / later).exists()
         assert "--batch-max-cost $0.001" in rows[later]["error"]
-    assert "no new run started" in result.stderr and "Continue with the same command" in result.stderr
+    assert "no new run started" in result.stderr
+    # The command to continue is the one typed, as a line that pastes into a shell.
+    printed = result.stderr.split("Continue with: ", 1)[1].splitlines()[0]
+    typed = ["deep-researcher", *command, "--batch-max-cost", "0.001"]
+    assert shlex.split(printed, comments=True) == typed
+    assert printed.endswith("# the same command: finished runs are skipped, the others resume")
+    assert subprocess.run(["bash", "-n", "-c", printed]).returncode == 0
     assert f"of 3 · ${rows['t1']['cost']:.4f} · results:" in result.stdout
 
     asked = script.requests["t1"]

@@ -69,7 +69,7 @@ def test_sigterm_stops_the_runs_resumably_and_the_same_command_finishes(
     rows = results(out)
     assert rows["s3"]["status"] == "pending"  # --jobs 2: the third never started
     assert {rows["s1"]["status"], rows["s2"]["status"]} == {"interrupted"}
-    assert b"Continue with the same command" in stderr
+    assert b"Continue with: deep-researcher batch " in stderr and b"# the same command" in stderr
 
     again = run_cli(["batch", str(query), "--out", str(out), *FLAGS], cli_env(server.url), timeout=300)
     assert again.code == 0, again.stderr
