@@ -61,6 +61,12 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_PLACE = re.compile(
     r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
 )
+_KIN = re.compile(
+    r"^\W*(?:[A-Z][a-z]+\s+)?(?:his|her|their)\s+(?:father|mother|brother|sister|wife|husband|son|daughter|uncle|aunt|"
+    r"grandfather|grandmother|cousin|parents|partner|widow|widower|nephew|niece)\b"
+    r"|^\W*(?:其|他的|她的)(?:父亲|母亲|哥哥|姐姐|弟弟|妹妹|妻子|丈夫|儿子|女儿|父|母|妻|夫)",
+    re.I,
+)
 _DESCRIPTION = re.compile(r"^\W*(?:the|this|that|these)\s+[a-z][a-z-]+\b")  # "The chip is built…": the one named before
 _CAPITAL = re.compile(r"[A-Z][A-Za-z'’&.-]*[A-Za-z]|[A-Z]")
 
@@ -498,6 +504,9 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     refers = _REFERS.search(text) or _DESCRIPTION.search(text)
     if not refers:
         return False
+    if _HAN.search(text):  # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
+        if any(m.end() <= refers.start() for m in _ZH_PLACE.finditer(text)):
+            return False
     low = text.lower()
     first_rival = min((low.find(n.lower()[:4]) for n in subjects if low.find(n.lower()[:4]) >= 0), default=len(text))
     return refers.start() < first_rival
@@ -518,6 +527,10 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
     Telmo"), a bare sentence opener left out (it may be an ordinary word: "Entries and exits…")."""
     openings = [_subject_part(s) for s in passage]
     own = set().union(*(o.names for o in openings)) - {tx.stem(n) for n in claimed if n.isascii()}
+    for sentence in passage:
+        kin = _KIN.match(sentence.text)
+        if kin:  # "His father ran…", "其父…": someone else than the one the context names
+            own.add(kin.group(0).strip().lower())
     for sentence in passage:  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
         first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", sentence.text)
         if first and tx.stem(first.group(1)) in sentence.names:
@@ -525,7 +538,7 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
     text = " ".join(o.text for o in openings)
     if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
         people = [n for n in tx.zh_people(text) if len(n) >= 3 or page_text.count(n) >= 2]  # jieba's 于清 once is no one
-        named = [*people, *(m.group(0) for s in passage for m in _ZH_PLACE.finditer(s.text[:8]))]
+        named = [*people, *(m.group(0) for s in passage for m in _ZH_PLACE.finditer(s.text[:12]))]
         own |= {
             n for n in named
             if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)

@@ -232,8 +232,11 @@ def _pair_for(
         if a.quantity.measure and a.quantity.measure == b.quantity.measure
         and (change is None or change.kind == "percent" or not change.measure or a.quantity.measure == change.measure)
     ]  # fmt: skip
-    if not candidates and change is not None:
-        candidates = [(a, b) for a, b in pairs if change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity))]
+    if not candidates:  # figures that do not say what they count: of one kind, a change's if it has one
+        candidates = [
+            (a, b) for a, b in pairs
+            if change is None or change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity))
+        ]  # fmt: skip
     if not candidates:
         return None
     words = tx.content_tokens(claim)
