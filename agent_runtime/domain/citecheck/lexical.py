@@ -504,9 +504,9 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     refers = _REFERS.search(text) or _DESCRIPTION.search(text)
     if not refers:
         return False
-    if _HAN.search(text):  # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
-        if any(m.end() <= refers.start() for m in _ZH_PLACE.finditer(text)):
-            return False
+    # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
+    if _HAN.search(text) and any(m.end() <= refers.start() for m in _ZH_PLACE.finditer(text)):
+        return False
     low = text.lower()
     first_rival = min((low.find(n.lower()[:4]) for n in subjects if low.find(n.lower()[:4]) >= 0), default=len(text))
     return refers.start() < first_rival
