@@ -257,6 +257,8 @@ def extract(text: str, *, strict: bool) -> Facts:
             m.group(2) or m.group(3) or m.group(4)
         ) and not re.search(r"\b(?:In|By|On|At|Since|From|Until|Before|After|About|Over|Under|Nearly|Some|Around)[ -]$", text[max(0, m.start() - 8) : m.start()]) and not re.search(r"[,，]", m.group(1)):
             continue  # Apollo 11, Windows 11, Boeing 737: part of a name (never "Eastby 15,300")
+        if re.match(r"号(?:线|楼|院|机组|馆|门|店|航站楼)", text[m.end() :]):
+            continue  # 3号线, 2号楼: a name, not a count
         whole, frac, pct, scale = m.group(1), m.group(2), m.group(3), m.group(4)
         if scale and scale.lower() in ("m", "b", "k") and re.match(r"\s", text[m.end(1) + len(frac or "") + (1 if frac else 0) :]):
             scale = None  # "5 m" is metres, not millions
@@ -356,7 +358,7 @@ def _measured(text: str, q: Quantity) -> Quantity:
         measure = _CURRENCY.get(words[0], stem(words[0]))
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):
         measure = _CURRENCY.get(han.group(1), han.group(1))
-    measure = {"decad": "decade", "minut": "minute"}.get(measure, measure)
+    measure = {"decad": "decade", "minut": "minute", "名": "人", "位": "人"}.get(measure, measure)  # 60余名 = 60余人
     if measure in _TIME_UNITS and q.kind == "number":
         factor = _TIME_UNITS[measure]
         return Quantity(q.value * factor, q.unit * factor, "duration", q.text, q.bound, q.exact, "day")
@@ -489,8 +491,10 @@ def date_satisfies(claimed: Date, stated: Date) -> bool:
         return False
     c_lo, c_hi = _range(claimed, stated.y)
     s_lo, s_hi = _range(stated, claimed.y)
+    if claimed.bound == stated.bound and claimed.bound in ("ge", "gt"):
+        return c_lo == s_lo  # both "since": the same start (since July 2024 = since 1 July 2024)
     if claimed.bound == stated.bound and claimed.bound != "eq":
-        return (c_lo, c_hi) == (s_lo, s_hi)  # both "by 2026": the same deadline, not an earlier one
+        return c_hi == s_hi  # both "by 2026": the same deadline (by 2026 = by 31 December 2026), not an earlier one
     if claimed.bound in ("eq", "approx", "nearly"):
         return c_lo <= s_lo and s_hi <= c_hi
     if claimed.bound == "lt":

@@ -113,6 +113,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         up = up or _MORE_AFTER.search(tail)
         down = down or _LESS_AFTER.search(tail)
     factor = _factor(claim)
+    if factor and any(_same_multiple(factor[1].group(0), s.text) for s in sentences):
+        factor = None  # "a planet 2.4 times the size of Earth": the source states the multiple itself
     if factor and not (up or down):  # "eight times as long", "约为2019年的一半"
         up, down = (factor[1], None) if factor[0] > 1 else (None, factor[1])
     most, least = _MOST.search(claim), _LEAST.search(claim)
@@ -202,6 +204,12 @@ def _within(claim: str, facts: fx.Facts, match: re.Match[str]) -> set[int]:
         if at >= 0 and at < match.end() and at + len(q.text) > match.start():
             out.add(k)
     return out
+
+
+def _same_multiple(said: str, text: str) -> bool:
+    """Whether a source sentence states the claim's multiple as written ("2.4 times", "4倍")."""
+    number = re.match(r"[\d.]+|\w+", said)
+    return bool(number) and bool(re.search(rf"(?<![\d.]){re.escape(number.group(0))}\s*(?:times|fold|倍)", text, re.I))  # type: ignore[union-attr]
 
 
 def _factor(claim: str) -> tuple[float, re.Match[str]] | None:
