@@ -61,6 +61,11 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_PLACE = re.compile(
     r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
 )
+def _zh_places(text: str) -> list[re.Match[str]]:
+    """Chinese names of places and bodies (白沙湖, 桐岭乡, 海雁号), not 全镇, 本市, 该村 or 2023年全镇."""
+    return [m for m in _ZH_PLACE.finditer(text) if m.group(0)[-2] not in "全本该各此每其" and m.group(0)[0] not in "年月日号"]
+
+
 _KIN = re.compile(
     r"^\W*(?:[A-Z][a-z]+\s+)?(?:his|her|their)\s+(?:father|mother|brother|sister|wife|husband|son|daughter|uncle|aunt|"
     r"grandfather|grandmother|cousin|parents|partner|widow|widower|nephew|niece)\b"
@@ -419,6 +424,10 @@ def _check_names(
                 break
         if missing and not blocked and lead not in passage:
             missing = [n for n in missing if not _name_found(n, lead.tokens, lead.text)]
+    if missing and not blocked and around.headings:  # the page's own topic, named where the claim is not about its actor
+        topic = [around.headings[-1], lead]  # "…in the 2020 Norrvik municipal election" on the page of that election
+        opening = _claim_opening(claim)
+        missing = [n for n in missing if _name_found(n, opening.tokens, opening.text) or not any(_name_found(n, t.tokens, t.text) for t in topic)]
     if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere
         missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
     missing += [n for n in shortened if not _named_earlier(n, claim, text, earlier)]
@@ -433,7 +442,7 @@ def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
     "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
     out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
     if _HAN.search(heading.text):
-        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in _ZH_PLACE.finditer(heading.text)}
+        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in _zh_places(heading.text)}
     return out
 
 
@@ -466,6 +475,13 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
             if " " not in mention:  # one given name before the surname: another person ("Pierre Curie");
                 return False  # a longer run of capitals may be a phrase ("the First World War Curie…")
     return False
+
+
+def _claim_opening(claim: str) -> Sentence:
+    """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…")."""
+    if tx.is_chinese(claim):
+        return make_sentence(claim[:8])
+    return make_sentence(" ".join(claim.split()[:4]))
 
 
 def _subject_part(sentence: Sentence) -> Sentence:
@@ -501,11 +517,11 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     or says "she", "it", "the company", "该" before it names one (after one, "该桥" is that one)."""
     if not subjects:
         return True
-    refers = _REFERS.search(text) or _DESCRIPTION.search(text)
+    refers = min((m for m in (_REFERS.search(text), _DESCRIPTION.search(text)) if m), key=lambda m: m.start(), default=None)
     if not refers:
         return False
     # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
-    if _HAN.search(text) and any(m.end() <= refers.start() for m in _ZH_PLACE.finditer(text)):
+    if _HAN.search(text) and any(m.end() <= refers.start() for m in _zh_places(text)):
         return False
     low = text.lower()
     first_rival = min((low.find(n.lower()[:4]) for n in subjects if low.find(n.lower()[:4]) >= 0), default=len(text))
@@ -538,7 +554,7 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
     text = " ".join(o.text for o in openings)
     if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
         people = [n for n in tx.zh_people(text) if len(n) >= 3 or page_text.count(n) >= 2]  # jieba's 于清 once is no one
-        named = [*people, *(m.group(0) for s in passage for m in _ZH_PLACE.finditer(s.text[:12]))]
+        named = [*people, *(m.group(0) for s in passage for m in _zh_places(s.text[:12]))]
         own |= {
             n for n in named
             if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)

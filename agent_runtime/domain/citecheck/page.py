@@ -126,7 +126,8 @@ def _table_row(raw: str, header: list[str]) -> tuple[str, list[str]]:
     cells = [c.strip() for c in line.strip("|").split("|")]
     if not header:
         return "; ".join(c for c in cells if c), cells
-    return "; ".join(f"{h} {c}".strip() for h, c in zip(header, cells, strict=False) if c), header
+    # a column's name is no proper name ("Operating profit"): written in lower case, it stays a word
+    return "; ".join(f"{h.lower()} {c}".strip() for h, c in zip(header, cells, strict=False) if c), header
 
 
 def _blocks(text: str) -> list[tuple[int, int, re.Match[str] | None]]:

@@ -20,7 +20,7 @@ sentence or clause is dated earlier, the one marked "from", "a year earlier", "p
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
@@ -101,6 +101,7 @@ class _Figure:
     at: int  # its character position in that sentence
     date: int | None  # the ordinal day of the date nearest to it, if its sentence gives one
     earlier: bool  # marked as the earlier figure ("from", "a year earlier", 上年)
+    change: bool = False  # written as a change ("fell by 2,300", 增长12%)
 
 
 def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> Relations:
@@ -129,6 +130,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     # A change (up 8%, by 300) is worked out from two of the source's figures; one the source also
     # states as written (up 14%) is read as any figure when the two disagree.
     changes = {k for k, q in enumerate(facts.amounts) if _is_change(claim, q)}
+    # a change the source states as a change ("fell by 2,300") is read as written, not worked out
+    changes -= {k for k in changes if any(f.change and fx.satisfies(facts.amounts[k], f.quantity) for f in figures)}
     if factor:  # the number of a multiple ("eight" of "roughly eight times", 八 of 八倍多) is no level
         changes |= _within(claim, facts, factor[1])
     stated = {k for k, q in enumerate(facts.amounts) if any(fx.satisfies(q, f.quantity) for f in figures)}
@@ -333,7 +336,7 @@ def _figures(sentences: list[Sentence]) -> list[_Figure]:
             near = sentence.text[max(0, at - 40) : at + len(q.text) + 30] if at >= 0 else ""
             date = _nearest_date(sentence, at) if len(days) > 1 and sentence.facts.dates else (days[0] if days else None)
             earlier = bool(_EARLIER.search(near)) and _marks(near, q.text)
-            out.append(_Figure(q, position, max(at, 0), date, earlier))
+            out.append(_Figure(q, position, max(at, 0), date, earlier, _is_change(sentence.text, q)))
     return out
 
 
@@ -385,7 +388,7 @@ def _start(
             at = claim.find(other.text)
             marked = at >= 0 and bool(re.search(r"(?:\bfrom|由|从)\s*$", claim[:at], re.I))
             f = found[0]
-            return _Figure(f.quantity, f.sentence, f.at, f.date, f.earlier or marked)
+            return replace(f, earlier=f.earlier or marked)
     if len(targets) >= 2:
         return None  # the claim names both figures and the source lacks one: nothing to guess
     peers = [f for f in figures if alike(f) and f.quantity.value != to.quantity.value]
