@@ -75,9 +75,10 @@ _EARLIER = re.compile(
     r"the year before|preceding)\b|上年|去年|此前|同期|原来|原先|由|从|前一年|上一年|上月|上季度",
     re.I,
 )
+_PLANNED = re.compile(r"\b(?:will|would|plans? to|aims? to|target|expected to|forecast|projected)\b|将|计划|目标|预计|力争|到20\d\d年", re.I)
 _CHANGE_CUE = re.compile(
     r"(?:\b(?:by|up|down|r[io]se|increased|grew|fell|dropped|declined|decreased|climbed|jumped|gained|slipped|"
-    r"slid|surged|soared|plunged|tumbled)|增长了?|增加了?|下降了?|减少了?|上涨了?|下跌了?|提高了?|降低了?)\s*$",
+    r"slid|surged|soared|plunged|tumbled)|增长了?|增加了?|下降了?|减少了?|上涨了?|下跌了?|提高了?|降低了?|上升了?|上调了?|下调了?|扩大了?|缩小了?|回落了?)\s*$",
     re.I,
 )
 
@@ -101,6 +102,7 @@ class _Figure:
     at: int  # its character position in that sentence
     date: int | None  # the ordinal day of the date nearest to it, if its sentence gives one
     earlier: bool  # marked as the earlier figure ("from", "a year earlier", 上年)
+    planned: bool = False  # a target or forecast ("will reach 43% by 2025", 将达到): later than what is
     change: bool = False  # written as a change ("fell by 2,300", 增长12%)
 
 
@@ -130,8 +132,12 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     # A change (up 8%, by 300) is worked out from two of the source's figures; one the source also
     # states as written (up 14%) is read as any figure when the two disagree.
     changes = {k for k, q in enumerate(facts.amounts) if _is_change(claim, q)}
-    # a change the source states as a change ("fell by 2,300") is read as written, not worked out
-    changes -= {k for k in changes if any(f.change and fx.satisfies(facts.amounts[k], f.quantity) for f in figures)}
+    # a change the source states as a change ("climbed 28%") is read as written, not worked out:
+    # its direction is the word the source puts before it
+    written = {k for k in changes if any(f.change and fx.satisfies(facts.amounts[k], f.quantity) for f in figures)}
+    changes -= written
+    if bool(up) != bool(down) and written:
+        hard += _check_written(up or down, bool(up), [facts.amounts[k] for k in written], figures, sentences)
     if factor:  # the number of a multiple ("eight" of "roughly eight times", 八 of 八倍多) is no level
         changes |= _within(claim, facts, factor[1])
     stated = {k for k, q in enumerate(facts.amounts) if any(fx.satisfies(q, f.quantity) for f in figures)}
@@ -142,7 +148,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
             hard += result
             borne += [] if result else [span.group(0)]
             explained |= {k for k, q in enumerate(facts.amounts) if q.text and q.text in span.group(0)}
-    to = next((f for f in figures if fx.satisfies(targets[-1], f.quantity)), None) if targets else None
+    # a level the claim gives, as the source gives it (not a change of the source's: "fell by 17%")
+    to = next((f for f in figures if fx.satisfies(targets[-1], f.quantity) and not f.change), None) if targets else None
     start: _Figure | None = None
     if to is None and (changes or factor):  # "rose by 8%", "4倍" alone: between two figures of one kind
         own = changes - (_within(claim, facts, factor[1]) if factor else set())  # "eight" of "eight times" is no change
@@ -267,6 +274,24 @@ def _pair_for(
     return ranked[0]
 
 
+def _check_written(
+    said: re.Match[str] | None, up: bool, changes: list[fx.Quantity], figures: list[_Figure], sentences: list[Sentence]
+) -> list[Reason]:
+    """A change the claim gives as the source writes it (28%), with the opposite direction word
+    before it in the source ("fell by 28%" where the source says "climbed 28%")."""
+    for q in changes:
+        ways = []
+        for f in figures:
+            if f.change and fx.satisfies(q, f.quantity):
+                before = sentences[f.sentence].text[max(0, f.at - 30) : f.at]
+                words = [(m.end(), True, m.group(0)) for m in _UP.finditer(before)] + [(m.end(), False, m.group(0)) for m in _DOWN.finditer(before)]
+                if words:
+                    ways.append(max(words))
+        if ways and all(way != up for _, way, _ in ways):
+            return [Reason("direction", said=said.group(0) if said else "", found=f"{ways[0][2]} {q.text}")]
+    return []
+
+
 def _check_order(word: str, most: bool, to: _Figure, figures: list[_Figure]) -> list[Reason]:
     """"The largest" / "the lowest": the figure against the others of its kind and measure."""
     peers = [f for f in figures if f.quantity.kind == to.quantity.kind and f.quantity.measure == to.quantity.measure]
@@ -296,11 +321,13 @@ def _check_size(
             hard.append(Reason("relation", said=q.text, found=path))
     if factor:
         value, word = factor
-        at_least = bool(re.search(r"more than\s+$|over\s+$|超过\s*$", claim[: word.start()], re.I)) or word.group(0).endswith(("多", "以上"))
+        before = claim[: word.start()]
+        at_least = bool(re.search(r"(?:more than|over|at least)\s+$|超过\s*$", before, re.I)) or word.group(0).endswith(("多", "以上"))
+        at_most = bool(re.search(r"(?:less than|fewer than|under|below|at most)\s+$|不到[^，。]{0,12}$|不足[^，。]{0,12}$", before, re.I))
         nearly = bool(re.search(r"(?:nearly|almost|近|将近|接近)\s*$", claim[: word.start()], re.I))
         # 增长了两倍 is three times as many to a pedant and twice as many to most writers: both hold
         pedantic = value + 1 if "增长" in word.group(0) or re.search(r"增长了?\s*$|增加了?\s*$", claim[: word.start()]) else value
-        fits = any(_ratio_agrees(v, first, last, at_least=at_least, nearly=nearly) for v in {value, pedantic})
+        fits = any(_ratio_agrees(v, first, last, at_least=at_least, at_most=at_most, nearly=nearly) for v in {value, pedantic})
         if fits:
             explained |= in_factor
         else:
@@ -336,7 +363,8 @@ def _figures(sentences: list[Sentence]) -> list[_Figure]:
             near = sentence.text[max(0, at - 40) : at + len(q.text) + 30] if at >= 0 else ""
             date = _nearest_date(sentence, at) if len(days) > 1 and sentence.facts.dates else (days[0] if days else None)
             earlier = bool(_EARLIER.search(near)) and _marks(near, q.text)
-            out.append(_Figure(q, position, max(at, 0), date, earlier, _is_change(sentence.text, q)))
+            planned = bool(_PLANNED.search(sentence.text[max(0, at - 30) : at]))
+            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, _is_change(sentence.text, q)))
     return out
 
 
@@ -365,6 +393,8 @@ def _before(a: _Figure, b: _Figure) -> bool:
         return a.date < b.date
     if a.earlier != b.earlier:
         return a.earlier
+    if a.planned != b.planned:
+        return b.planned
     return (a.sentence, a.at) < (b.sentence, b.at)
 
 
@@ -426,12 +456,16 @@ def _size_agrees(change: fx.Quantity, first: float, last: float) -> bool | None:
     return abs(actual - change.value) <= slack + 1e-9
 
 
-def _ratio_agrees(factor: float, first: float, last: float, *, at_least: bool = False, nearly: bool = False) -> bool:
+def _ratio_agrees(
+    factor: float, first: float, last: float, *, at_least: bool = False, at_most: bool = False, nearly: bool = False
+) -> bool:
     if first == 0:
         return False
     ratio = last / first
     if at_least:
         return ratio >= factor * 0.98
+    if at_most:
+        return ratio <= factor * 1.02
     if nearly:
         return factor * 0.85 <= ratio <= factor * 1.02
     return abs(ratio - factor) <= 0.1 * factor
