@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
@@ -179,26 +180,31 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
         hits = sum(1 for q in claim_facts.quantities if any(fx.satisfies(q, p) for p in s.facts.quantities))
         return hits + sum(1 for d in claim_facts.dates if any(fx.date_satisfies(d, p) for p in s.facts.dates))
 
+    in_headings: dict[tuple[str, ...], tuple[set[str], list[fx.Date]]] = {}  # per chain of headings, read once
+
     def heading_hits(s: Sentence) -> float:
         """Half a point for each of the claim's words and facts that only the headings above the
         sentence give: a tie goes to the sentence in the section the claim names."""
         if not s.headings:
             return 0.0
-        scope = heading_sentences("", s.headings)
-        new_words = sum(
-            1 for w in words if _word_score(w, zh, s.text, s.tokens) < 1 and any(_word_score(w, zh, h.text, h.tokens) >= 1 for h in scope)
-        )
-        new_dates = sum(
-            1 for d in claim_facts.dates
-            if not any(fx.date_satisfies(d, p) for p in s.facts.dates)
-            and any(fx.date_satisfies(d, p) for h in scope for p in h.facts.dates)
-        )  # fmt: skip
+        if s.headings not in in_headings:
+            scope = heading_sentences("", s.headings)
+            in_headings[s.headings] = (
+                {w for w in words if any(_word_score(w, zh, h.text, h.tokens) >= 1 for h in scope)},
+                [d for d in claim_facts.dates if any(fx.date_satisfies(d, p) for h in scope for p in h.facts.dates)],
+            )
+        heading_words, heading_dates = in_headings[s.headings]
+        if not heading_words and not heading_dates:
+            return 0.0
+        new_words = sum(1 for w in heading_words if _word_score(w, zh, s.text, s.tokens) < 1)
+        new_dates = sum(1 for d in heading_dates if not any(fx.date_satisfies(d, p) for p in s.facts.dates))
         return 0.5 * (new_words + new_dates)
 
-    scored = [  # a tie goes to the sentence that states the claim's facts
-        (sum(_word_score(w, zh, s.text, s.tokens) for w in words) + fact_hits(s) + heading_hits(s), fact_hits(s), -k)
-        for k, s in enumerate(sentences)
-    ]
+    hits = [fact_hits(s) for s in sentences]
+    scored = []  # a tie goes to the sentence that states the claim's facts
+    for k, s in enumerate(sentences):
+        own = sum(_word_score(w, zh, s.text, s.tokens) for w in words)
+        scored.append((own + hits[k] + heading_hits(s), hits[k], -k))
     if not scored or max(scored)[0] <= 0:
         return CitationCheck(statement, "unsupported", reasons=[Reason("no_passage")])
     anchor = -max(scored)[2]
@@ -213,8 +219,8 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     window = [  # the anchor's section around it, and wherever else the claim's figures are stated
         s for k, s in enumerate(sentences)
         if (k in near and s.section == sentences[anchor].section)
-        or (claim_facts.amounts and fact_hits(s))
-        or (claim_facts.dates and _shares(ordinary, zh, s) and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(s)))
+        or (claim_facts.amounts and hits[k])
+        or (claim_facts.dates and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(s)) and _shares(ordinary, zh, s))
     ]  # fmt: skip
     related = check_relations(statement, claim_facts, window)
     hard += related.hard
@@ -248,8 +254,10 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
-    page_names = named | (frozenset(tx.zh_names(source_text[:20_000])) if zh else frozenset())
-    soft += check_actor(statement, matching, sentences, passage_ids, page_names)
+    actors = {tx.stem(w) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", statement)} | set().union(*(s.names for s in passage))
+    if zh:
+        actors |= set(tx.zh_names(statement)) | set(tx.zh_names(" ".join(s.text for s in passage)))  # both read already
+    soft += check_actor(statement, matching, sentences, passage_ids, frozenset(actors))
     soft += check_cause(statement, [*passage, *around.before])
     verdict: Verdict
     if hard:
@@ -404,6 +412,8 @@ def _check_names(
     text = " ".join(s.text for s in passage)
     tokens = frozenset().union(*(s.tokens for s in passage))
     missing = [n for n in names if not _name_found(n, tokens, text)]
+    if not missing:
+        return []
     claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
     rivals = _own_names(passage, names) - claim_words
     # A person the passage calls by surname or title ("Ellery", "王教授") is whom the page last
@@ -480,16 +490,21 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
 def _claim_opening(claim: str) -> Sentence:
     """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…")."""
     if tx.is_chinese(claim):
-        return make_sentence(claim[:8])
-    return make_sentence(" ".join(claim.split()[:4]))
+        return _sentence_of(claim[:8])
+    return _sentence_of(" ".join(claim.split()[:4]))
 
 
 def _subject_part(sentence: Sentence) -> Sentence:
     """The opening of a sentence, where its subject is named: a name further on ("…with Pierre
     Curie") is not whom the next sentence's "she" means."""
     if tx.is_chinese(sentence.text):
-        return make_sentence(sentence.text[:12])
-    return make_sentence(" ".join(sentence.text.split()[:6]))
+        return _sentence_of(sentence.text[:12])
+    return _sentence_of(" ".join(sentence.text.split()[:6]))
+
+
+@lru_cache(maxsize=4096)
+def _sentence_of(text: str) -> Sentence:
+    return make_sentence(text)
 
 
 def _called_short(name: str, claim: str, passage: str) -> bool:

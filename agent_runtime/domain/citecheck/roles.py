@@ -45,8 +45,8 @@ def check_actor(
     """The claim's actor is not the source's: the name just before the claim's verb (its subject)
     is missing from the source's matching clauses but named in another sentence of the source,
     while those clauses give the same verb another named subject the claim does not mention.
-    Only names (`names`: the page's, as stems and Chinese names) count as actors: "the company"
-    for "Tovar Motors" is the same actor said another way."""
+    Only names (`names`: the claim's and the passage's, as stems and Chinese names) count as
+    actors: "the company" for "Tovar Motors" is the same actor said another way."""
     if bool(_PASSIVE.search(claim)) != bool(_PASSIVE.search(matching)):
         return []
     mine = tx.token_sequence(claim)

@@ -359,6 +359,7 @@ ZH_SURNAMES = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def zh_people(text: str) -> tuple[str, ...]:
     """The people a Chinese text names: jieba's person names that begin with a surname, and a
     surname with a title (张教授, 刘老, 王某)."""
