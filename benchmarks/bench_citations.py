@@ -156,7 +156,7 @@ def main() -> None:
         if "heldout" in name:
             held += [(p, r.verdict) for p, r in zip(pairs, results, strict=True)]
         print(f"{elapsed / len(pairs) * 100 * 1000:.0f} ms per 100 pairs")
-        if name in ("dev", "heldout"):
+        if name != "earlier":
             report(f"{name}, a scripted judge that quotes the source", pairs, judged(pairs, honest=True))
             credulous = judged(pairs, honest=True, credulous=True)
             passed = sum(v == "supported" for p, v in zip(pairs, credulous, strict=True) if p["label"] != "supported")

@@ -254,10 +254,8 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
-    actors = {tx.stem(w) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", statement)} | set().union(*(s.names for s in passage))
-    if zh:
-        actors |= set(tx.zh_names(statement)) | set(tx.zh_names(" ".join(s.text for s in passage)))  # both read already
-    soft += check_actor(statement, matching, sentences, passage_ids, frozenset(actors))
+    page_tokens = frozenset().union(*(x.tokens for x in sentences)) if sentences else frozenset()
+    soft += check_actor(statement, [c for x in passage for c in _clauses(x.text)], page_tokens)
     soft += check_cause(statement, [*passage, *around.before])
     verdict: Verdict
     if hard:

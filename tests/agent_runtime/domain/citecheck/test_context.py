@@ -167,3 +167,40 @@ def test_a_page_of_many_headings_reads_each_section_under_its_own() -> None:
     page = "".join(f"{'#' * (1 + k % 6)} Section {k}\n\nThe population was {k + 5000}.\n\n" for k in range(1000))
     result = check_citation("The population was 5999.", page, title="A town")
     assert result.verdict == "supported" and result.context.endswith("Section 999")
+
+
+NEWS = """# Dock strike called off
+
+Portline announced 300 job cuts on Monday. The Dockers' Union said its members would strike in protest.
+
+Heavy rain delayed the harvest by two weeks, and grain prices rose as a result.
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "kind"),
+    [
+        ("The Dockers' Union announced 300 job cuts on Monday.", "actor"),  # Portline's act, given to the union
+        ("The late harvest caused the heavy rain.", "cause"),  # cause and effect turned round
+    ],
+)
+def test_a_summary_sentence_that_turns_the_source_round_is_not_supported(claim: str, kind: str) -> None:
+    result = check_citation(claim, NEWS)
+    assert result.verdict != "supported", result.explain()
+    assert kind in {reason.kind for reason in result.reasons} or result.verdict == "unsupported", result.reasons
+
+
+def test_a_faithful_summary_sentence_is_supported() -> None:
+    assert check_citation("Heavy rain delayed the harvest by two weeks.", NEWS).verdict == "supported"
+
+
+def test_the_judge_reads_a_long_source_under_its_headings() -> None:
+    from agent_runtime.domain.citecheck.judge import EXCERPT_CHARS, excerpt
+
+    filler = "\n\n".join(f"Paragraph {k} says nothing about the claim at all." for k in range(EXCERPT_CHARS // 40))
+    page = f"# Marie Curie\n\n{filler}\n\n## Nobel Prizes\n\n{filler}\n\nShe won her second Nobel Prize in 1911.\n"
+    check = check_citation("Marie Curie won her second Nobel Prize in 1911.", page, title="Marie Curie")
+    shown = excerpt(page, [check])
+    assert len(shown) < len(page)
+    assert "# Marie Curie" in shown and "## Nobel Prizes" in shown  # where the passage stands
+    assert shown.index("## Nobel Prizes") < shown.index("She won her second Nobel Prize in 1911.")
