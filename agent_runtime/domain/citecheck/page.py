@@ -18,6 +18,8 @@ import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.claims import sentence_spans
 
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_HEADING_CHARS = 150  # longer than any heading: a line of text that happens to start with "#"
+_SENTENCE_INSIDE = re.compile(r"[.!?。！？…][\s\"'”’)）]*\S")  # a sentence ends inside it and text follows
 _MAX_CHAIN = 6  # headings kept above a sentence (a page cannot nest deeper than Markdown can)
 _BEFORE = 2  # sentences before a passage that a reader still has in mind
 # Titles and honorifics written before a name: "Dr. Curie" is Curie, not a person called Dr.
@@ -100,6 +102,8 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
             text, header = _table_row(raw, header)
             if text:
                 out.append(make_sentence(text, first, last, section, tuple(t for _, t in chain)))
+    if not out and chain:  # a page of headings only: they are all it says
+        out = [make_sentence(title) for _, title in chain]
     # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
     plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
     named = []
@@ -136,6 +140,8 @@ def _blocks(text: str) -> list[tuple[int, int, re.Match[str] | None]]:
     start = position = 0
     for line in text.splitlines(keepends=True):
         heading = _HEADING.match(line.rstrip("\r\n"))
+        if heading and (len(heading.group(2)) > _HEADING_CHARS or _SENTENCE_INSIDE.search(heading.group(2))):
+            heading = None  # "# Title …the text of a search snippet on one line": text, not a heading
         if heading:
             if position > start:
                 out.append((start, position, None))
