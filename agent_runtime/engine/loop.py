@@ -318,7 +318,7 @@ class AgentLoop:
         )
         kept = kept_edit_note(self.ctx.settings.language, memory, replaced)
         if kept is not None:
-            self._log("dashboard_edit_kept", step=step, file=memory, kept=replaced.kept)
+            self._log("dashboard_edit_kept", file=memory, kept=replaced.kept)
             self.pending_notes.append(kept)
         return True
 

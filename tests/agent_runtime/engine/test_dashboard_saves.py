@@ -25,6 +25,7 @@ import pytest
 import agent_runtime.engine.workspace as workspace_module
 import agent_runtime.engine.writers as writers_module
 from actions.dashboards import update_current_dashboard
+from agent_runtime.app.researcher import Researcher
 from agent_runtime.engine.registry import action
 from agent_runtime.engine.workspace import (
     CURRENT_DASHBOARD,
@@ -37,8 +38,16 @@ from agent_runtime.engine.workspace import (
 )
 from agent_runtime.engine.writers import LOOK, QUIET, WAIT_LIMIT, Writers
 from agent_runtime.errors import DashboardEditedError
-from agent_runtime.testing import Reply, call, reply, scratch_context
-from tests.agent_runtime.helpers import finish_with_report, start_run
+from agent_runtime.language import dashboard_words, detect
+from agent_runtime.testing import Reply, ScriptedModel, call, reply, scratch_context
+from tests.agent_runtime.helpers import (
+    events,
+    finish_with_report,
+    is_summary_request,
+    read_fixture,
+    settings,
+    start_run,
+)
 
 USER_TEXT = "# Current\n- the user's plan: costs first\n"
 
@@ -454,3 +463,47 @@ async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tm
     assert lost == []  # every save reached the model, or is kept in the trash
     half = [line for line in merged.splitlines() if "marker" in line and not MARKER.fullmatch(line)]
     assert half == []  # the model was never given a save cut in the middle
+
+
+# -- a save during the runtime's summarizing call (the gap issue 22 left) -----------------------
+@pytest.mark.parametrize(
+    ("title", "told"), [("Solid-state batteries", "The user saved"), ("固态电池的产业化进展", "用户同时保存了它")]
+)
+async def test_a_save_during_the_summarizing_call_is_kept_and_the_model_is_told_in_the_runs_language(
+    tmp_path: Path, title: str, told: str
+) -> None:
+    ws = tmp_path / "ws"
+    state = {"main": 0, "saved": False}
+    user_line = "- marker summarizing-call end"
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        if is_summary_request(messages):
+            if not state["saved"]:  # the person saves while the summarizer works, once
+                path = ws / CURRENT_DASHBOARD
+                path.write_text(path.read_text("utf-8") + f"{user_line}\n", encoding="utf-8")
+                state["saved"] = True
+            words = dashboard_words(detect(title))
+            return Reply(
+                content=f"# {words['current']}\n\n## {words['task']}\nReading.\n\n## {words['findings']}\n"
+                f"Read parts so far; nothing else.\n\n## {words['next']}\nRead on.\n\n## {words['lessons']}\n"
+            )
+        state["main"] += 1
+        if state["saved"] and any(user_line in str(m.get("content")) for m in messages[-1:]):
+            return finish_with_report(ws)
+        if state["main"] > 60:
+            return finish_with_report(ws)
+        return reply(call("read_fixture", part=state["main"]))
+
+    model = ScriptedModel(script)
+    researcher = Researcher.start(
+        title, purpose=None, workspace=ws, settings=settings(context_window=8_000), model=model,
+        extra_actions=[read_fixture],
+    )  # fmt: skip
+    result = await researcher.run()
+    assert result.status == "finished", result.reason
+    assert state["saved"]
+    # The request after the summary: the script finished on it, its last message telling of the save.
+    note = str([m for m, _ in model.requests if not is_summary_request(m)][-1][-1]["content"])
+    assert told in note and user_line in note and ".trash/" in note  # told, in the run's language
+    kept = [e for e in events(ws) if e["event"] == "dashboard_edit_kept"]
+    assert kept and user_line in (ws / kept[0]["kept"]).read_text("utf-8")
