@@ -32,6 +32,20 @@ PLAN = (
 )
 
 
+_BOUNDED = re.compile(r"\n\[… [\d,]+ more characters; [^\]]*\]$")
+
+
+def shown_texts(content: str) -> list[str]:
+    """The dashboard texts a message gives the model. A text an observation or a note shows only in
+    part (`workspace.framed` cuts it at EDITED_TEXT_CHARS, maybe inside a line) loses its last, cut
+    line here: that line is the runtime's bound, not a save cut in the middle."""
+    texts = []
+    for _, text in FRAMED.findall(content):
+        bounded = _BOUNDED.search(text)
+        texts.append(text[: text.rfind("\n", 0, bounded.start())] if bounded else text)
+    return texts
+
+
 class HalfSaver(threading.Thread):
     """Saves the two dashboards in turn, `saves` times, each in place with a pause mid-write."""
 
@@ -89,7 +103,7 @@ def run_with_half_saves(base: Path, saves: int, *, title: str = "Dashboards edit
         state["requests"] += 1
         n = state["requests"]
         for message in messages:
-            for _, text in FRAMED.findall(str(message.get("content") or "")):
+            for text in shown_texts(str(message.get("content") or "")):
                 shown.append(text)
                 for line in text.splitlines():
                     if MARKER.fullmatch(line):

@@ -48,6 +48,7 @@ from tests.agent_runtime.helpers import (
     settings,
     start_run,
 )
+from tests.half_saves import shown_texts
 
 USER_TEXT = "# Current\n- the user's plan: costs first\n"
 
@@ -427,7 +428,7 @@ async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tm
         state["requests"] += 1
         n = state["requests"]
         for message in messages:
-            shown.extend(text for _, text in FRAMED.findall(str(message.get("content") or "")))
+            shown.extend(shown_texts(str(message.get("content") or "")))
         dashboards = dict(FRAMED.findall(str(messages[1]["content"])))  # [system, dashboards, …]
         if n == 1:
             person.start()
