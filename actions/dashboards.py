@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from agent_runtime.domain.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
-from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
+from agent_runtime.engine.workspace import (
+    CURRENT_DASHBOARD,
+    OVERALL_DASHBOARD,
+    SOURCES,
+    framed,
+    kept_edit_note,
+    template_text,
+)
 from agent_runtime.errors import ActionError, DashboardEditedError, StorageError, WorkspaceError
 from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
 
@@ -32,9 +39,6 @@ _FRAME_LINE = re.compile(
     re.MULTILINE,
 )
 _CITED = re.compile(r"\[(S\d+)\]")
-# Of a dashboard a person edited, the characters an observation shows (the whole text comes with the
-# dashboards at the head of the conversation from the next step).
-EDITED_TEXT_CHARS = 4_000
 # The guidance sentences of earlier templates (a resumed workspace may hold them): a line that is one of
 # them, or a line of a section's form as a refusal shows it (`form.*` in language.DASHBOARD_WORDS), is
 # no content of the model's own.
@@ -74,14 +78,6 @@ def _with_title(content: str, title: str) -> str:
     if content.lstrip().startswith("# "):
         return content
     return f"# {title}\n\n{content.lstrip()}"
-
-
-def _framed(name: str, text: str, whole: str) -> str:
-    """A dashboard's text for an observation, bounded, between the marker lines of the request."""
-    text = text.strip()
-    if len(text) > EDITED_TEXT_CHARS:
-        text = f"{text[:EDITED_TEXT_CHARS]}\n[… {len(text) - EDITED_TEXT_CHARS:,} more characters; {whole}]"
-    return f"<<< {name} >>>\n{text}\n<<< end of {name} >>>"
 
 
 def _words(line: str) -> str:
@@ -210,7 +206,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
         # their edit. The model merges again (the next request shows the edited dashboard too).
         raise ActionError(
             f"{name} was not changed: the user edited it while you were working. It now reads:\n"
-            f"{_framed(name, edit.text, 'the whole text is in the dashboards at the start of the conversation')}\n"
+            f"{framed(name, edit.text, 'the whole text is in the dashboards at the start of the conversation')}\n"
             f"Merge your update into the user's text (the user's plan comes first) and send {name} again."
         ) from None
     except StorageError:
@@ -218,14 +214,10 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
     except WorkspaceError as exc:
         raise ActionError(f"{name} was not changed: {exc}") from None
     text = f"{name} updated ({len(content):,} characters). The history was cleared; continue from the dashboards."
-    if replaced.unseen_text is not None:
-        # The user saved at the very moment of the update: their version is kept, and shown here.
-        text += (
-            f" But the user saved {name} at the same moment, and your update replaced their version "
-            f"(it is kept in {replaced.kept}). The user's version reads:\n"
-            f"{_framed(name, replaced.unseen_text, f'the whole text is in {replaced.kept}')}\n"
-            f"Merge the user's text into {name} (the user's plan comes first) and send {name} again."
-        )
+    kept = kept_edit_note(ctx.settings.language, name, replaced)
+    if kept is not None:  # the user saved at the very moment of the update: kept, and shown here
+        ctx.events.append("dashboard_edit_kept", file=name, kept=replaced.kept)
+        text += f"\n{kept}"
     unknown = _unknown_ids(ctx, content)
     if unknown:
         text += (

@@ -98,6 +98,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "reason.judge_quote_rejected": "{detail} quoted a sentence that is not in the source; its verdict was not used",
         "reason.judge_overruled": "{detail} judged it supported, but the sentence it quoted says otherwise",
         "reason.judge_failed": "the judge could not be asked ({detail}); the automatic check's verdict stands",
+        # A person's save that the runtime's own write of a dashboard replaced (it is kept in .trash/).
+        "note.edit_kept": (
+            "[note] The user saved {name} while the runtime was writing it. The user's version is kept in "
+            "{kept}, not in {name}. It reads:\n{text}\nMerge the user's text into {name} (the user's plan "
+            "comes first) and send the whole dashboard again."
+        ),
     },
     "zh": {
         "references": "参考文献",
@@ -151,6 +157,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "reason.judge_quote_rejected": "{detail} 引用的句子不在来源中，其判断未被采用",
         "reason.judge_overruled": "{detail} 判断其有依据，但它引用的句子并非如此",
         "reason.judge_failed": "无法调用判定模型（{detail}），沿用自动核对的结论",
+        "note.edit_kept": (
+            "[note] 运行时写入 {name} 时，用户同时保存了它。用户的版本保存在 {kept}，不在 {name} 中。"
+            "内容如下：\n{text}\n请把用户的内容合并进 {name}（以用户的计划为准），然后重新发送完整的仪表板。"
+        ),
     },
 }
 

@@ -112,6 +112,8 @@ class Researcher:
         self.settings = settings
         self.prompts = Prompts(settings.prompts)
         self.events = EventLog(workspace.events_file)
+        # A person's save that never finished within the limit: the run went on, and says so.
+        workspace.on_stuck_writer = self._log_stuck_writer
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
         compact = settings.compact()
         chosen = [a for a in main_actions() if not (compact and a.name in COMPACT_LEAVES_OUT)]
@@ -143,6 +145,12 @@ class Researcher:
                 language=self._language_name,
             )
         return self._system_prompts[mode]
+
+    def _log_stuck_writer(self, file: str, seconds: float) -> None:
+        self.events.append(
+            "writer_wait_expired", step=self.meta.totals.steps + 1, file=file, seconds=seconds,
+            limit=self.workspace.writer_wait_limit,
+        )  # fmt: skip
 
     def _log_retry(self, attempt: int, reason: str, delay: float) -> None:
         step = self.meta.totals.steps + 1
@@ -408,6 +416,7 @@ class Researcher:
 
     def close(self) -> None:
         """Let the workspace go (run() does it when it ends)."""
+        self.workspace.close()  # its file watch
         if self.lock is not None:
             self.lock.release()
             self.lock = None

@@ -33,7 +33,7 @@ import re
 import shutil
 import time
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -43,8 +43,10 @@ import portalocker
 from jinja2 import Environment, StrictUndefined
 
 from agent_runtime.engine.commands import resume_command
+from agent_runtime.engine.writers import WAIT_LIMIT, Key, Writers, file_key, quiet_wait
 from agent_runtime.errors import DashboardEditedError, WorkspaceError
 from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
+from agent_runtime.language import text as language_text
 from sandbox import atomic_write_text, is_temp_name, storage_error
 from sandbox.safe_write import fsync_directory
 
@@ -66,12 +68,29 @@ _SLUG_CHARS = 60  # characters of the title in a default workspace name
 MAX_TITLE_CHARS = 1_000
 MAX_PURPOSE_CHARS = 10_000
 OWN_VERSIONS = "dashboards.json"  # in .runtime/: the dashboards as the runtime last wrote them
-# A dashboard that changed is read once it has stopped changing: an editor that saves in place
-# truncates the file and then writes it, maybe in parts, and a slow disk or network folder makes
-# that last. Its size and modification time must be the same at two looks SETTLE_LOOK seconds
-# apart; after SETTLE_LIMIT seconds it is read as it is.
-SETTLE_LOOK = 0.08
-SETTLE_LIMIT = 2.0
+
+
+# Of a dashboard a person edited, the characters a note or an observation shows (the whole text is
+# in the file, or comes with the dashboards at the head of the conversation from the next step).
+EDITED_TEXT_CHARS = 4_000
+
+
+def framed(name: str, text: str, whole: str) -> str:
+    """A dashboard's text for a note or an observation, bounded, between the marker lines the
+    request puts around the dashboards (prompts/dashboards.j2); `whole` says where the rest is."""
+    text = text.strip()
+    if len(text) > EDITED_TEXT_CHARS:
+        text = f"{text[:EDITED_TEXT_CHARS]}\n[… {len(text) - EDITED_TEXT_CHARS:,} more characters; {whole}]"
+    return f"<<< {name} >>>\n{text}\n<<< end of {name} >>>"
+
+
+def kept_edit_note(code: str | None, name: str, replaced: Replaced) -> str | None:
+    """What the model is told, in the run's language, of a person's save that a write of the
+    runtime's replaced without the model having seen it (kept in .trash/); None when there was none."""
+    if replaced.unseen_text is None or replaced.kept is None:
+        return None
+    text = framed(name, replaced.unseen_text, f"the whole text is in {replaced.kept}")
+    return language_text(code, "note.edit_kept", name=name, kept=replaced.kept, text=text)
 
 
 def template_text(name: str, title: str, purpose: str | None, language: str | None = None) -> str:
@@ -163,20 +182,6 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-# What tells one version of a file from another without reading it: (inode, size, mtime_ns). A save
-# in place changes the size or the modification time; a save by rename brings another inode.
-Key = tuple[int, int, int]
-
-
-def file_key(path: Path) -> Key | None:
-    """The key of the file at `path` (None when there is none)."""
-    try:
-        stat = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-
-
 def _read(path: Path) -> str:
     try:
         return path.read_text("utf-8", errors="replace")
@@ -184,20 +189,21 @@ def _read(path: Path) -> str:
         return ""
 
 
-def settled_read(path: Path, known: Collection[Key | None] = ()) -> tuple[str, Key | None]:
+def settled_read(
+    path: Path, known: Collection[Key | None] = (), writers: Writers | None = None, limit: float = WAIT_LIMIT
+) -> tuple[str, Key | None]:
     """The text of a file a person may be saving at this moment, and the key of the version read.
 
-    A version in `known` (one read or written whole before) is read at once. Any other is read when
-    its size and modification time have not changed between two looks SETTLE_LOOK seconds apart, and
-    read again if it changed while it was read; after SETTLE_LIMIT seconds, as it is then."""
-    deadline = time.monotonic() + SETTLE_LIMIT
+    A version in `known` (one read or written whole before) is read at once. Any other is read once
+    no one is writing it (`Writers.wait`: the writer closed it, or, without inotify, it has not changed
+    for a while), and read again if it changed while it was read; after `limit` seconds, as it is."""
+    deadline = time.monotonic() + limit
     key = file_key(path)
-    settled = key in known
+    settled = key in known and not (writers is not None and writers.state(path))
     while True:
-        while not settled and time.monotonic() < deadline:
-            time.sleep(SETTLE_LOOK)
-            later = file_key(path)
-            settled, key = later == key, later
+        if not settled:
+            settled = writers.wait(path, deadline) if writers else quiet_wait(path, deadline)
+            key = file_key(path)
         text = _read(path)
         after = file_key(path)
         if after == key or time.monotonic() >= deadline:
@@ -253,8 +259,8 @@ class Version:
 class Replaced:
     """What a dashboard write replaced. `kept`: where the replaced version is kept in .trash/
     (workspace-relative), None when the runtime had written it itself (or there was none).
-    `unseen_text`: that version's text when a person saved it after the check that the file had not
-    changed, that is, a version nobody merged (rare: the save fell between check and swap)."""
+    `unseen_text`: that version's text when it is a person's save the model never saw (one that fell
+    between the check and the swap, or came during the summarizing call): nobody merged it."""
 
     kept: str | None = None
     unseen_text: str | None = None
@@ -270,6 +276,12 @@ class Workspace:
         # replacing any other version keeps that version in .trash/.
         self._own: dict[str, Version] | None = None
         self._settled: dict[str, Key | None] = {}  # the key of the last version read settled
+        # Who is still writing a dashboard (agent_runtime/engine/writers), watched from the first
+        # dashboard read or write; `on_stuck_writer(file, seconds)` hears of a wait that reached
+        # `writer_wait_limit` (the run logs it).
+        self._writers: Writers | None = None
+        self.writer_wait_limit = WAIT_LIMIT
+        self.on_stuck_writer: Callable[[str, float], None] | None = None
 
     # -- locations ---------------------------------------------------------------------------
     @property
@@ -389,9 +401,33 @@ class Workspace:
         known = {v.key for v in (seen, own) if v is not None}
         if name in self._settled:
             known.add(self._settled[name])
-        text, key = settled_read(self.root / name, known)
+        text, key = settled_read(self.root / name, known, self.writers(), self.writer_wait_limit)
         self._settled[name] = key
         return text, key
+
+    def writers(self) -> Writers:
+        """The watch on the workspace's and the trash's files, started at the first use."""
+        if self._writers is None:
+            self._writers = Writers(on_expired=self._stuck_writer)
+            self._writers.watch(self.root)
+            trash = self.root / TRASH
+            if trash.is_dir() and not trash.is_symlink():
+                self._writers.watch(trash)
+        return self._writers
+
+    def _stuck_writer(self, path: Path, seconds: float) -> None:
+        if self.on_stuck_writer is not None:
+            try:
+                name = self.relative(path)
+            except ValueError:
+                name = str(path)
+            self.on_stuck_writer(name, seconds)
+
+    def close(self) -> None:
+        """Stop watching the files (the workspace object may be used again: it watches anew)."""
+        if self._writers is not None:
+            self._writers.close()
+            self._writers = None
 
     def read_dashboard(self, name: str) -> str:
         """A dashboard's text as it goes into the context (once it has stopped changing: a person
@@ -416,42 +452,59 @@ class Workspace:
         """The dashboards whose file changed since the runtime last wrote or read it."""
         return [name for name in DASHBOARDS if self.edited_since_read(name)]
 
-    def write_dashboard(self, name: str, content: str, *, unless_edited: bool = False) -> Replaced:
+    def write_dashboard(
+        self, name: str, content: str, *, unless_edited: bool = False, based_on: str | None = None
+    ) -> Replaced:
         """Replace a dashboard with `content` (a final newline added), atomically.
 
-        With `unless_edited`, nothing is written when the file changed since the runtime last read
-        it into the context or wrote it (DashboardEditedError with the text now on disk): a person
-        edited it, and the update was made without their edit. Whatever version is replaced, unless
-        the runtime wrote it itself, is kept in .trash/ (a person's edit, merged or not): the new
-        file is written there, then swapped with the dashboard in one step, so even an editor still
-        writing the old file finishes writing into the trash."""
+        First it waits until no one is writing the dashboard (a person mid-save; at most
+        `writer_wait_limit`, then it goes on and `on_stuck_writer` hears of it). With `unless_edited`,
+        nothing is written when the file changed since the runtime last read it into the context or
+        wrote it (DashboardEditedError with the text now on disk): a person edited it, and the update
+        was made without their edit. Whatever version is replaced, unless the runtime wrote it
+        itself, is kept in .trash/ (a person's edit, merged or not): the new file is written there,
+        then swapped with the dashboard in one step, so even an editor still writing the old file
+        finishes writing into the trash. When that version is one the model never saw (neither the
+        one last shown to it nor `based_on`, the text the content was made from), its text, read
+        once its writer closed it, comes back as `unseen_text`: the caller tells the model."""
         if name not in DASHBOARDS:
             raise ValueError(f"not a dashboard: {name}")
         text = content if content.endswith("\n") else content + "\n"
         path = self.root / name
+        self._wait_for_writers(name)
         staged = self._trash_path(name)
         atomic_write_text(staged, text)  # as every file: redacted, fsynced; StorageError on a full disk
         try:
             # As it reads back (read_text turns \r\n into \n): its own write is never taken for an edit.
             new = Version(file_key(staged), _digest(_read(staged)))
             seen = self._seen.get(name)
-            checked = self._unchanged(name) if unless_edited else file_key(path)
+            if unless_edited:
+                self._unchanged(name)
         except BaseException:
             with contextlib.suppress(OSError):
                 staged.unlink()
             raise
-        replaced, key = self._put_in_place(staged, path, name)
+        replaced, _ = self._put_in_place(staged, path, name)
         self._seen[name] = new
         self._settled[name] = new.key
         self._remember_own(name, new)
         if replaced is None:
             return Replaced()
-        unseen = None
-        if unless_edited and key != checked:  # saved between the check and the swap
-            unseen_text, _ = settled_read(replaced)
-            if seen is None or _digest(unseen_text) != seen.digest:
-                unseen = unseen_text
+        shown = {seen.digest} if seen is not None else set()
+        if based_on is not None:
+            shown.add(_digest(based_on))
+        # An editor caught mid-save by the swap finishes into the trash copy: read it once it has.
+        kept_text, _ = settled_read(replaced, (), self.writers(), self.writer_wait_limit)
+        unseen = kept_text if _digest(kept_text) not in shown else None
         return Replaced(kept=self.relative(replaced), unseen_text=unseen)
+
+    def _wait_for_writers(self, name: str) -> None:
+        """Wait until no one is writing the dashboard: never replace a save half made."""
+        path, writers = self.root / name, self.writers()
+        versions = (self._seen.get(name), self._own_versions().get(name))
+        known = {v.key for v in versions if v is not None} | {self._settled.get(name)}
+        if file_key(path) not in known or writers.state(path):
+            writers.wait(path, time.monotonic() + self.writer_wait_limit)
 
     def _unchanged(self, name: str) -> Key | None:
         """The key of the dashboard on disk; DashboardEditedError if its text is not the one seen."""
@@ -544,6 +597,7 @@ class Workspace:
                 "move it away, then resume"
             )
         trash.mkdir(exist_ok=True)
+        self.writers().watch(trash)  # before the swap: a writer moved into the trash stays known
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         candidate, counter = trash / f"{stamp}-{name}", 1
         while os.path.lexists(candidate):
