@@ -329,7 +329,7 @@ async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path
 def test_a_flagged_citation_is_marked_where_its_sentence_stands(tmp_path: Path) -> None:
     from agent_runtime.domain.citation_audit import audit, flags
     from agent_runtime.domain.finalize import finalize
-    from agent_runtime.domain.ledger import Ledger
+    from agent_runtime.domain.sources.ledger import Ledger
 
     ledger = Ledger.load(tmp_path / "sources")
     ledger.register("https://a.example/x", title="A", snippet="Sales rose 14% in May. Profits fell 4% in May.")

@@ -32,7 +32,7 @@ from actions.research_task import (
 )
 from agent_runtime.app.inspect_view import inspect_workspace, workspace_state
 from agent_runtime.app.live import LiveView
-from agent_runtime.domain.ledger import Ledger, ledger_for
+from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.domain.tasks import research_tasks
 from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
