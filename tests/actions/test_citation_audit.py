@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.inspect_view import workspace_state
+from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import start_run
 
