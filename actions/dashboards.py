@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.workspace import (

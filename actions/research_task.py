@@ -35,8 +35,12 @@ from actions.files.write import write_file
 from actions.mcp.tools import mcp_actions_for
 from actions.web import visit_url, web_search
 from actions.web.digest import fence, new_boundary
-from agent_runtime.domain.ledger import Ledger, ledger_for
-from agent_runtime.domain.tasks import RESEARCH_AGENT_PREFIX, ResearchTaskRecord, ResearchTaskTracker
+from agent_runtime.domain.research_task_log import (
+    RESEARCH_AGENT_PREFIX,
+    ResearchTaskRecord,
+    ResearchTaskTracker,
+)
+from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user

@@ -106,7 +106,7 @@ def judged(pairs: list[dict[str, Any]], honest: bool, credulous: bool = False) -
     one says "supported" to everything and quotes that passage: its quote is real, so only the
     lexical pass run on the quote (another value, a negation, an opposite word) can overrule it."""
     from agent_runtime.domain.citation_audit import CitedPair, judge_pairs
-    from agent_runtime.domain.ledger import Ledger
+    from agent_runtime.domain.sources.ledger import Ledger
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.testing import ScriptedModel, reply
 

@@ -37,7 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_runtime.domain.ledger import JOURNAL_FILE, Ledger
+from agent_runtime.domain.sources.journal import JOURNAL_FILE
+from agent_runtime.domain.sources.ledger import Ledger
 from sandbox import atomic_write_text
 
 SNIPPET = (

@@ -113,7 +113,7 @@ def make_workspace(root: Path, megabytes: int) -> Path:
 def old_resume_note(root: Path) -> str:
     """The note as it was built before: the whole log in a list (a copy of the old code)."""
     from actions.research_task import describe_unfinished
-    from agent_runtime.domain.tasks import research_tasks
+    from agent_runtime.domain.research_task_log import research_tasks
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.engine.run_record import RunMeta, read_events
     from agent_runtime.engine.workspace import Workspace

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import load_settings
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
 from tests.test_long_writing_run import CHAPTERS, chapter_text, fact

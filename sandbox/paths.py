@@ -290,10 +290,11 @@ class PathPolicy:
                 # O_EXCL never follows a symlink at the last component, and O_NOFOLLOW says so twice:
                 # a link planted after the check makes this fail instead of writing its target.
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                data = text.encode("utf-8")  # before the file exists: text that cannot be written makes none
                 fd = os.open(target.name, flags, 0o666, dir_fd=dir_fd)
                 # A failed write removes the file it made: no half-written file is left behind.
                 write_new_file(
-                    fd, text, durable=durable, discard=lambda: os.unlink(target.name, dir_fd=dir_fd)
+                    fd, data, durable=durable, discard=lambda: os.unlink(target.name, dir_fd=dir_fd)
                 )
         except OSError as exc:
             raise self._os_error(exc, str(user_path), "create") from exc

@@ -55,51 +55,75 @@ def fsync_directory(directory: Path) -> None:
 
 
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
-    """Replace `path` with `text`: temp file in the same folder, fsync, `os.replace`, fsync the folder.
+    """Replace `path` with `text` (UTF-8, newlines as given) through `atomic_write_bytes`, with any
+    key redacted first (sandbox/redaction.py: no key is ever written down). A full, read-only or
+    unwritable disk raises StorageError (the old file is left as it was)."""
+    path = Path(path)
+    data = redact_secrets(text).encode("utf-8")
+    try:
+        atomic_write_bytes(path, data, durable=durable)
+    except OSError as exc:
+        raise storage_error(exc, path) or exc from exc
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True, shared: bool = False) -> None:
+    """Replace `path` with `data`: temp file in the same folder, fsync, `os.replace`, fsync the folder.
 
     `os.replace` swaps the directory entry, so a symlink planted at `path` is replaced,
     never followed: its target is not written. `durable=False` skips the fsyncs for files
     that only need to survive a killed process, not a power cut (the OS keeps the data).
-    A full, read-only or unwritable disk raises StorageError (the old file is left as it was).
+    `shared`: the file gets the permissions the umask gives a new file (an export, made to be
+    shared), not mkstemp's private 0600 (the workspace's files). An OSError propagates, and the
+    old file is left as it was; the temp file is removed.
     """
     path = Path(path)
-    text = redact_secrets(text)  # no key is ever written down (sandbox/redaction.py)
-    try:
-        _replace(path, text, durable)
-    except OSError as exc:
-        raise storage_error(exc, path) or exc from exc
-    if durable:
-        fsync_directory(path.parent)
-
-
-def _replace(path: Path, text: str, durable: bool) -> None:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if shared:
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+            raise
     write_new_file(
         fd,
-        text,
+        data,
         durable=durable,
         discard=lambda: os.unlink(tmp_name),
         then=lambda: os.replace(tmp_name, path),
     )
+    if durable:
+        fsync_directory(path.parent)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask would, for a moment, for every
+    thread); 022 where /proc does not say."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    return 0o022
 
 
 def write_new_file(
     fd: int,
-    text: str,
+    data: bytes,
     *,
     durable: bool,
     discard: Callable[[], object],
     then: Callable[[], object] | None = None,
 ) -> None:
-    """Write `text` as UTF-8 (newlines as given) into the new file open at `fd`, close it (after an
+    """Write `data` into the new file open at `fd`, close it (after an
     fsync if `durable`), then call `then` (the `os.replace` of a temp file). If any of it fails or
     is interrupted, `discard` removes the file (an OSError doing so is ignored) and the failure
     propagates: no half-written file is left behind. The caller opens the file and names it in
     `discard`, so how it is created (mkstemp, or O_EXCL|O_NOFOLLOW through a folder descriptor)
     stays the caller's."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Script, ScriptedEndpoint
 
 # What `check` notes about endpoints goes to the user's cache: in tests, to a folder of their own,

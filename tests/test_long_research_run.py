@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply

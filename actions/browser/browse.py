@@ -22,7 +22,8 @@ from actions.browser.session import browser_for, prepare_browser_use
 from actions.web.digest import cut, fence, new_boundary, one_line
 from actions.web.extract import extract
 from actions.web.visit import Fetched, Page, record_page
-from agent_runtime.domain.ledger import Ledger, canonical_url, ledger_for
+from agent_runtime.domain.sources.ledger import Ledger, ledger_for
+from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.errors import ActionError, BrowserError, BrowserUnavailableError, ExtractionError

@@ -24,7 +24,7 @@ from actions.mcp.servers import McpServer, McpServers, ServerGone
 from actions.web.digest import chars_for_tokens, cut, fence, fence_note, new_boundary, one_line, opening
 from actions.web.extract import Extracted
 from actions.web.visit import Fetched, record_page
-from agent_runtime.domain.ledger import ledger_for
+from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import ToolSchema
 from agent_runtime.engine.registry import Action, Observation, first_sentence

@@ -46,7 +46,8 @@ from actions.web.providers.searxng import SearxngProvider
 from actions.web.providers.serper import SerperProvider
 from actions.web.providers.tavily import TavilyProvider
 from agent_runtime.config import Settings
-from agent_runtime.domain.ledger import canonical_url, ledger_for
+from agent_runtime.domain.sources.ledger import ledger_for
+from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.errors import ActionError, AllProvidersFailedError, ConfigError, SearchError

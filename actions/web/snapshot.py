@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_runtime.domain.ledger import render_front_matter, split_front_matter
+from agent_runtime.domain.sources.front_matter import render_front_matter, split_front_matter
 from sandbox import atomic_write_text
 
 

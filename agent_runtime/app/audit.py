@@ -18,7 +18,7 @@ import agent_runtime.language as lang
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.citecheck.figures import describe
 from agent_runtime.domain.finalize import finalize, strip_references
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta, save_meta
 from agent_runtime.engine.workspace import REPORT, SOURCES, Workspace
 from agent_runtime.errors import EXIT_BUDGET, WorkspaceError

@@ -346,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
     if args.command == "inspect":
-        from agent_runtime.app.inspect_view import inspect_workspace
+        from agent_runtime.app.inspect_command import inspect_workspace
 
         return inspect_workspace(args.workspace, as_json=args.json)
     if args.command == "check":
@@ -390,7 +390,7 @@ def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int
         return serve_mcp(args.folder)
     if args.command == "resume" and _already_finished(args):
         return 0
-    from agent_runtime.app.live import attach_live_view
+    from agent_runtime.app.terminal_status import attach_live_view
 
     researcher = _build(args)
     if not researcher.settings.quiet:

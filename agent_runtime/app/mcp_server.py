@@ -9,7 +9,7 @@ config file — hold), its output in FOLDER/.deep-researcher-mcp/<workspace>.log
 its workspace files: starting research on a title whose workspace holds an unfinished run resumes
 it (`deep-researcher resume`), also after this server was restarted. When the client closes the
 server, its runs are stopped as Ctrl-C stops them: resumably; a server killed outright (even by
-SIGKILL) takes its runs with it within a step (agent_runtime/app/children.py), and a run another
+SIGKILL) takes its runs with it within a step (agent_runtime/app/background_runs.py), and a run another
 process still works in is reported as running, never started a second time.
 
 Only workspaces inside FOLDER are read: the tools take no other path.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from agent_runtime.app.children import environment, launch, resume_arguments, run_arguments
+from agent_runtime.app.background_runs import environment, launch, resume_arguments, run_arguments
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.engine.run_record import load_meta
@@ -141,7 +141,7 @@ class Runs:
         logs = self.folder / LOG_FOLDER
         logs.mkdir(parents=True, exist_ok=True)
         log = (logs / f"{workspace.name}.log").open("ab")
-        # Tied to this server (children.py): a server killed alone, even by SIGKILL, stops its runs
+        # Tied to this server (background_runs.py): a server killed alone, even by SIGKILL, stops its runs
         # within a step. Spawned from the event loop's thread, which lives as long as the server.
         process = launch(arguments, env=environment(), log=log, cwd=self.folder, die_with_parent=True)
         self.children[workspace] = _Child(process, log, command, title)

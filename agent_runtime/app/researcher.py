@@ -26,7 +26,7 @@ from actions.web.local_corpus import unread_files, unread_note
 from agent_runtime.app.endpoint_notes import recall_tool_mode
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import Settings, load_settings
-from agent_runtime.domain.ledger import Ledger, ledger_for
+from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
 from agent_runtime.engine.context import ActionContext

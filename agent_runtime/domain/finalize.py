@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import agent_runtime.language as lang
 from agent_runtime.domain.citecheck.verdict import Reason
-from agent_runtime.domain.ledger import Ledger, SourceRecord
+from agent_runtime.domain.sources.ledger import Ledger
+from agent_runtime.domain.sources.records import SourceRecord
 
 # One bracket group of source ids: [S3] or [S7, S9] or [S7; S9]
 _CITATION = re.compile(r"\[\s*(S\d+(?:\s*[,;]\s*S\d+)*)\s*\]")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.inspect_view import workspace_state
+from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import start_run
 
@@ -329,7 +329,7 @@ async def test_audit_without_a_model_checks_lexically_and_says_so(tmp_path: Path
 def test_a_flagged_citation_is_marked_where_its_sentence_stands(tmp_path: Path) -> None:
     from agent_runtime.domain.citation_audit import audit, flags
     from agent_runtime.domain.finalize import finalize
-    from agent_runtime.domain.ledger import Ledger
+    from agent_runtime.domain.sources.ledger import Ledger
 
     ledger = Ledger.load(tmp_path / "sources")
     ledger.register("https://a.example/x", title="A", snippet="Sales rose 14% in May. Profits fell 4% in May.")

@@ -30,10 +30,10 @@ from actions.research_task import (
     unfinished_research_note,
     write_notes,
 )
-from agent_runtime.app.inspect_view import inspect_workspace, workspace_state
-from agent_runtime.app.live import LiveView
-from agent_runtime.domain.ledger import Ledger, ledger_for
-from agent_runtime.domain.tasks import research_tasks
+from agent_runtime.app.inspect_command import inspect_workspace, workspace_state
+from agent_runtime.app.terminal_status import LiveView
+from agent_runtime.domain.research_task_log import research_tasks
+from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, resume_run, settings, start_run

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import events, start_run
 

@@ -11,7 +11,7 @@ import agent_runtime.language as language
 from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import load_settings
 from agent_runtime.domain.finalize import finalize
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.errors import ConfigError
 from agent_runtime.testing import Reply, ScriptedModel, call, reply

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from agent_runtime.app.batch.tasks import Task, TaskFileError, read_tasks
+from agent_runtime.app.batch.task_file import Task, TaskFileError, read_tasks
 from agent_runtime.engine.commands import with_note
 from agent_runtime.errors import SettingValueError
 
@@ -34,7 +34,7 @@ def child_flags(flags: Mapping[str, Any], config: Path | None, debug: bool) -> t
     """The run flags as each child gets them (children.flag_arguments): the key left out (it goes
     by the environment, never on a command line that `ps` shows), paths made absolute (a worker's
     folder is not ours)."""
-    from agent_runtime.app.children import flag_arguments
+    from agent_runtime.app.background_runs import flag_arguments
 
     return tuple(flag_arguments(flags, config, debug))
 

@@ -2,7 +2,7 @@
 task per run, whose function (runner.run_task) starts the run's CLI process on the worker.
 
 The workers need the project installed and DIR on a shared filesystem at the same path. A worker
-that dies mid-run: its child gets SIGTERM (child.py) and stops resumably, the scheduler gives the
+that dies mid-run: its child gets SIGTERM (die_with_parent.py) and stops resumably, the scheduler gives the
 task to another worker, and the run resumes there from its files, after the lock is free.
 `distributed` is imported only here, when --scheduler is given (the `cluster` extra).
 """

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from agent_runtime.app.batch.progress import Counts, Progress
 from agent_runtime.app.batch.results import COLUMNS, FAILED, read_row, workspace_meta, write_results
 from agent_runtime.app.batch.runner import RunSpec, plan
-from agent_runtime.app.batch.tasks import Task
+from agent_runtime.app.batch.task_file import Task
 from agent_runtime.errors import EXIT_BUDGET, EXIT_ERROR, EXIT_FINISHED, EXIT_INTERRUPTED
 
 WAIT_SECONDS = 1.0  # between two redraws of the progress bar while nothing ends

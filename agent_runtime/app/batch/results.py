@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.batch.tasks import RESULT_FILES, Task
+from agent_runtime.app.batch.task_file import RESULT_FILES, Task
 from agent_runtime.app.run_state import citation_figures, lock_state
 from agent_runtime.engine.run_record import RunMeta, load_meta
 from agent_runtime.engine.workspace import REPORT, Workspace

@@ -4,7 +4,7 @@ child process and return the task's row.
 
 A child process, not a call: a run that crashes, leaks or hangs takes nothing else down, and the
 workspace lock (held by the child) keeps one process per run. The child dies with the process
-that started it (`children.py` asks Linux for SIGTERM when its parent dies): a killed Dask worker
+that started it (`background_runs.py` asks Linux for SIGTERM when its parent dies): a killed Dask worker
 leaves no run working behind the cluster's back. If one still holds the lock (it is finishing its
 step, or another machine's batch runs it), the task waits for it and decides again.
 """
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_runtime.app.background_runs import environment, launch, resume_arguments, run_arguments
 from agent_runtime.app.batch.results import read_row, workspace_meta
-from agent_runtime.app.batch.tasks import Task
-from agent_runtime.app.children import environment, launch, resume_arguments, run_arguments
+from agent_runtime.app.batch.task_file import Task
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.engine.workspace import Workspace
 

@@ -24,9 +24,9 @@ from agent_runtime.app.export.report import (
     load_citations,
     load_report,
     output_path,
-    write_atomically,
 )
 from agent_runtime.errors import ExportError
+from sandbox.safe_write import atomic_write_bytes
 
 FORMATS = ("html", "docx", "pdf")
 
@@ -47,15 +47,24 @@ def export_report(
     if fmt == "docx":
         from agent_runtime.app.export.docx import render_docx
 
-        write_atomically(target, render_docx(report))
+        _write(target, render_docx(report))
         return target
     from agent_runtime.app.export.html import render_html
 
     page = render_html(report)
     if fmt == "html":
-        write_atomically(target, page.encode("utf-8"))
+        _write(target, page.encode("utf-8"))
         return target
     from agent_runtime.app.export.pdf import print_pdf
 
-    write_atomically(target, print_pdf(page, Path(browser_path) if browser_path is not None else None))
+    _write(target, print_pdf(page, Path(browser_path) if browser_path is not None else None))
     return target
+
+
+def _write(target: Path, data: bytes) -> None:
+    """The export, whole or not at all (sandbox's atomic write), with the permissions the umask
+    gives: a file made to be handed on, not one of the workspace's private ones."""
+    try:
+        atomic_write_bytes(target, data, shared=True)
+    except OSError as exc:
+        raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,37 +282,3 @@ def output_path(report: Report, fmt: str, output: Path | str | None) -> Path:
     }:
         raise ExportError(f"{target} is the run's own file: choose another --output")
     return target
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` (temp file in the same folder, fsync, rename): a reader, or a
-    crash, sees the old file or the whole new one, never half of one."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # a file to share, not mkstemp's private 0600
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it (os.umask would, for a moment, for every
-    thread); 022 where /proc does not say."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    return 0o022

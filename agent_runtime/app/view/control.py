@@ -16,7 +16,7 @@ an argument (any local user can read a process's arguments) nor in a file: it re
 its environment, as OPENAI_API_KEY. A new workspace must stay empty until its run starts, so that
 run's output goes to FOLDER/.view-logs/<name>.log (a hidden folder the list leaves out).
 
-Both start through agent_runtime/app/children.py (the command line, the key, `-P`), untied from the
+Both start through agent_runtime/app/background_runs.py (the command line, the key, `-P`), untied from the
 view: unlike a batch's or the MCP server's runs, a run started from the page outlives the view.
 """
 
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import agent_runtime.language as lang
-from agent_runtime.app.children import (
+from agent_runtime.app.background_runs import (
     environment,
     flag_arguments,
     launch,
@@ -132,7 +132,7 @@ def resume_run(workspace: Path, defaults: RunDefaults | None = None) -> int:
         os.write(log, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} resume from the live view\n".encode())
         # The folder stays the view's: relative settings the run keeps (--corpus, --prompts) and
         # DEEP_RESEARCHER_CONFIG resolve as a resume typed there would. Not tied to the view: a run
-        # started from the page outlives it (children.py says the rest).
+        # started from the page outlives it (background_runs.py says the rest).
         process = launch(
             resume_arguments(workspace), env=(defaults or RunDefaults()).environment(), log=log,
             cwd=working_folder(), die_with_parent=False,

@@ -26,14 +26,11 @@ from typing import Any
 from agent_runtime.app.export.report import Citation, load_citations
 from agent_runtime.app.markdown_html import reference_addresses
 from agent_runtime.app.run_state import LockState, citation_figures, lock_state, unverified_note, utf8
-from agent_runtime.domain.ledger import (
-    JOURNAL_FILE,
-    LEDGER_FILE,
-    SourceRecord,
-    canonical_url,
-    read_records,
-    split_front_matter,
-)
+from agent_runtime.domain.sources.front_matter import split_front_matter
+from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE, read_records
+from agent_runtime.domain.sources.records import SourceRecord
+from agent_runtime.domain.sources.snapshots import SNAPSHOT_NAME
+from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import RunMeta, duration, load_meta
 from agent_runtime.engine.workspace import (
@@ -62,7 +59,6 @@ MAX_DOCUMENT_BYTES = 2_000_000  # a longer file is shown cut, with a note
 MAX_LISTED_FILES = 2_000
 MAX_LEDGER_BYTES = 256_000_000  # the ledger's two files are parsed, not shown: cut, they would not parse
 OPENING_CHARS = 600  # of a snapshot, shown for a citation when the audit kept no passage
-_SNAPSHOT_NAME = re.compile(r"^S([1-9][0-9]*)\.md$")
 RACY_SECONDS = 2.0  # see _recent
 # The view's side of agent_runtime/app/wording.py (one wording everywhere), for a command that also
 # takes a folder of workspaces.
@@ -417,7 +413,7 @@ def sources(workspace: Path) -> list[SourceRecord]:
     records = {r.id: r for r in read_records(texts.get(LEDGER_FILE), texts.get(JOURNAL_FILE))}
     for relative in list_files(workspace, SOURCES):
         name = relative.rsplit("/", 1)[-1]
-        match = _SNAPSHOT_NAME.match(name)
+        match = SNAPSHOT_NAME.match(name)
         if not match or f"S{match.group(1)}" in records:
             continue
         with contextlib.suppress(SandboxError):

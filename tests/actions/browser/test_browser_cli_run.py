@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.actions.browser.browser_kit import Page, Site, html, needs_chromium, site_factory
 

@@ -16,7 +16,7 @@ import pytest_asyncio
 from actions.browser.browse import browse
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
-from agent_runtime.domain.ledger import ledger_for
+from agent_runtime.domain.sources.ledger import ledger_for
 from tests.actions.browser.browser_kit import Contexts, Page, Site, html, site_factory
 
 APP = html(

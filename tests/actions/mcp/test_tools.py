@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from actions.mcp import McpServerError, McpServers, start_servers
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import ActionSet
 from agent_runtime.engine.tool_modes import action_schema

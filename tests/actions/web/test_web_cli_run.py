@@ -17,7 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from conftest import Route, WebServer
 
-from agent_runtime.domain.ledger import Ledger, read_front_matter
+from agent_runtime.domain.sources.front_matter import read_front_matter
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 
 REPO = Path(__file__).resolve().parents[3]

@@ -17,7 +17,7 @@ from conftest import ContextFactory, Route, WebServer
 from actions.web import extract as extract_module
 from actions.web.fetch import BROTLI, ZSTD, Fetcher, FetchLimits, FetchResult
 from actions.web.visit import visit_url
-from agent_runtime.domain.ledger import read_front_matter
+from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.errors import FetchError
 from sandbox.url_policy import URLPolicy
 

@@ -15,7 +15,7 @@ from actions.web.corpus_text import fts_query
 from actions.web.local_corpus import LocalCorpus, read_document
 from actions.web.search import web_search
 from actions.web.visit import visit_url
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import CorpusError
 
 

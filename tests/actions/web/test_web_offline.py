@@ -13,7 +13,7 @@ from actions.browser.browse import browse
 from actions.web.search import check_search_settings, web_search
 from actions.web.visit import visit_url
 from agent_runtime.config import Settings
-from agent_runtime.domain.ledger import ledger_for
+from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.errors import ConfigError, URLRefusedError
 from sandbox.url_policy import URLPolicy, make_client
 

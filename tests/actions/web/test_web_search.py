@@ -23,7 +23,7 @@ from actions.web.search import (
     web_search,
 )
 from agent_runtime.config import Settings
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.errors import ConfigError
 

@@ -15,7 +15,8 @@ import pytest
 from conftest import ContextFactory, Route, WebServer
 
 from actions.web.visit import visit_url
-from agent_runtime.domain.ledger import Ledger, read_front_matter
+from agent_runtime.domain.sources.front_matter import read_front_matter
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 
 PARAGRAPHS = [

@@ -11,7 +11,7 @@ from conftest import ContextFactory, Route, WebServer
 
 from actions.web.search import web_search
 from actions.web.visit import visit_url
-from agent_runtime.domain.ledger import ledger_for
+from agent_runtime.domain.sources.ledger import ledger_for
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import pytest
 from agent_runtime.app.export import export_report
 from agent_runtime.app.markdown_html import short_passage
 from agent_runtime.app.researcher import Researcher
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import ExportError
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
 from tests.agent_runtime.helpers import settings, start_run

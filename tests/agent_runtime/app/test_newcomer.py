@@ -349,7 +349,7 @@ def test_the_testing_module_serves_a_demo_endpoint(tmp_path: Path) -> None:
 def test_a_chinese_report_lists_its_references_with_chinese_punctuation(
     endpoint: Any, tmp_path: Path
 ) -> None:
-    from agent_runtime.domain.ledger import Ledger
+    from agent_runtime.domain.sources.ledger import Ledger
 
     ws = tmp_path / "ws"
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply

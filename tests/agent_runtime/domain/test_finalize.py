@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.domain.finalize import finalize, find_problems
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 
 
 @pytest.fixture

@@ -22,19 +22,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_runtime.config import Settings
-from agent_runtime.domain import ledger as ledger_module
-from agent_runtime.domain.ledger import (
-    JOURNAL_FILE,
-    LEDGER_FILE,
-    Ledger,
-    SourceRecord,
-    canonical_url,
-    ledger_for,
+from agent_runtime.domain.sources import journal as journal_module
+from agent_runtime.domain.sources import ledger as ledger_module
+from agent_runtime.domain.sources.front_matter import (
     read_front_matter,
-    read_records,
     render_front_matter,
     split_front_matter,
 )
+from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE, read_records
+from agent_runtime.domain.sources.ledger import Ledger, ledger_for
+from agent_runtime.domain.sources.records import SourceRecord
+from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_record import EventLog, RunMeta
@@ -403,7 +401,8 @@ def test_kill_9_mid_append_keeps_every_completed_record(tmp_path: Path) -> None:
         """
         import sys, time
         from pathlib import Path
-        from agent_runtime.domain import ledger as module
+        from agent_runtime.domain.sources import journal
+        from agent_runtime.domain.sources import ledger as module
 
         ledger = module.Ledger.load(Path(sys.argv[1]))
         for n in range(1, 41):
@@ -413,14 +412,14 @@ def test_kill_9_mid_append_keeps_every_completed_record(tmp_path: Path) -> None:
                         ledger.register(f"https://example.com/{n}/{k}", f"Batch {n}")
             ledger.register(f"https://example.com/{n}", f"Page {n}")
             print(ledger.lookup(f"https://example.com/{n}").id, flush=True)
-        write = module._write_all
+        write = journal._write_all
 
         def half(fd, data):
             write(fd, data[: len(data) // 2])
             print("torn", flush=True)
             time.sleep(60)
 
-        module._write_all = half
+        journal._write_all = half
         ledger.register("https://example.com/never", "Never completed")
         """,
         sources,
@@ -455,7 +454,7 @@ def test_kill_9_at_a_random_moment_loses_no_completed_save(tmp_path: Path) -> No
             """
             import sys
             from pathlib import Path
-            from agent_runtime.domain.ledger import Ledger
+            from agent_runtime.domain.sources.ledger import Ledger
 
             ledger = Ledger.load(Path(sys.argv[1]))
             start = len(ledger) + 1
@@ -509,7 +508,7 @@ def test_a_crash_between_the_compaction_and_emptying_the_journal_changes_nothing
     sources = tmp_path / "sources"
     ledger = _grown(sources, 30)
     _search_and_visit(ledger, 31)
-    monkeypatch.setattr(ledger_module, "_empty_journal", lambda path: None)  # the crash, just before
+    monkeypatch.setattr(ledger_module, "empty_journal", lambda path: None)  # the crash, just before
     with ledger.batch():
         ledger.register("https://example.com/late", "Late")
         ledger.mark_fetched(
@@ -601,18 +600,18 @@ def test_a_failed_or_interrupted_append_leaves_no_half_line(
     ledger = _grown(sources, 20)
     ledger.register("https://example.com/kept", "Kept")
     before = (sources / JOURNAL_FILE).read_bytes()
-    write = ledger_module._write_all
+    write = journal_module._write_all
 
     def half_then_fail(fd: int, data: bytes) -> None:
         write(fd, data[: len(data) // 2])
         raise failure
 
-    monkeypatch.setattr(ledger_module, "_write_all", half_then_fail)
+    monkeypatch.setattr(journal_module, "_write_all", half_then_fail)
     with pytest.raises(raised):  # a full disk is named as such, as atomic_write_text names it
         ledger.register("https://example.com/failed", "Failed")
     assert (sources / JOURNAL_FILE).read_bytes() == before  # the half line was cut off again
 
-    monkeypatch.setattr(ledger_module, "_write_all", write)
+    monkeypatch.setattr(journal_module, "_write_all", write)
     ledger.register("https://example.com/next", "Next")  # the failed one is pending: written now too
     resumed = Ledger.load(sources)
     assert _state(resumed) == _state(ledger)

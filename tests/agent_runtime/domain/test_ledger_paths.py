@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.domain.citation_audit import source_text
-from agent_runtime.domain.ledger import JOURNAL_FILE, LEDGER_FILE, Ledger
+from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.conftest import cli_env, run_cli

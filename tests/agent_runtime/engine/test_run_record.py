@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.app.live import LiveView
+from agent_runtime.app.terminal_status import LiveView
 from agent_runtime.config import load_settings
 from agent_runtime.engine.run_record import EventLog, RunMeta, load_meta, read_events, save_meta
 from agent_runtime.errors import WorkspaceError

@@ -46,17 +46,17 @@ class FailingDisk:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, fail_at: int | None) -> None:
         self.count, self.fail_at, self.failed = 0, fail_at, False
-        real_replace, real_append = sandbox.safe_write._replace, EventLog._write
+        real_replace, real_append = sandbox.safe_write.atomic_write_bytes, EventLog._write
 
-        def replace(path: Path, text: str, durable: bool) -> None:
+        def replace(path: Path, data: bytes, *, durable: bool = True, shared: bool = False) -> None:
             self._tick()
-            real_replace(path, text, durable)
+            real_replace(path, data, durable=durable, shared=shared)
 
         def append(log: EventLog, data: bytes) -> None:
             self._tick()
             real_append(log, data)
 
-        monkeypatch.setattr(sandbox.safe_write, "_replace", replace)
+        monkeypatch.setattr(sandbox.safe_write, "atomic_write_bytes", replace)
         monkeypatch.setattr(EventLog, "_write", append)
 
     def _tick(self) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from agent_runtime.app.batch import child_env, child_flags
 from agent_runtime.app.batch.runner import RunSpec, child_arguments, plan, run_task
-from agent_runtime.app.batch.tasks import Task
+from agent_runtime.app.batch.task_file import Task
 from agent_runtime.app.cli import build_parser
 
 

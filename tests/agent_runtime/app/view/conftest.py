@@ -17,7 +17,8 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from agent_runtime.domain.ledger import Ledger, render_front_matter
+from agent_runtime.domain.sources.front_matter import render_front_matter
+from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import RunMeta, Totals, save_meta
 from agent_runtime.engine.workspace import Workspace
 

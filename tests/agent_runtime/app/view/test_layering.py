@@ -6,10 +6,14 @@ from __future__ import annotations
 from tests.test_import_graph import graph
 
 ALLOWED = {
-    "agent_runtime.engine.run_record", "agent_runtime.engine.workspace", "agent_runtime.domain.ledger",
+    "agent_runtime.engine.run_record", "agent_runtime.engine.workspace",
+    # the sources' reading parts; never the Ledger, which writes
+    "agent_runtime.domain.sources", "agent_runtime.domain.sources.journal", "agent_runtime.domain.sources.records",
+    "agent_runtime.domain.sources.urls", "agent_runtime.domain.sources.front_matter",
+    "agent_runtime.domain.sources.snapshots",
     "agent_runtime.app.markdown_html", "agent_runtime.language", "agent_runtime.errors", "agent_runtime.app.export",
     "agent_runtime.app.export.report",  # the one reader of report.citations.json (it starts light)
-    "agent_runtime.app.children",  # how a run is started in the background (imports only errors)
+    "agent_runtime.app.background_runs",  # how a run is started in the background (imports only errors)
     "agent_runtime.app.run_state",  # a run's lock and figures, read from its files (shared with batch)
     "agent_runtime.engine.commands",  # the resume command, printed as run and inspect print it (imports shlex)
 }  # fmt: skip

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_runtime.domain.citation_audit import audit, summary
 from agent_runtime.domain.citecheck.figures import describe, fact_figures
-from agent_runtime.domain.ledger import Ledger
+from agent_runtime.domain.sources.ledger import Ledger
 
 SOURCE_A = "The plant opened in 2019 and employs 1,200 people."
 SOURCE_B = "The museum welcomed 4,000 visitors in May."

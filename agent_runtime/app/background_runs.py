@@ -12,7 +12,7 @@ Resume): the installed CLI, `deep-researcher run|resume …`, as a child process
 - The child has a session (and process group) of its own: a Ctrl-C at the parent's terminal does
   not reach it; the parent decides (SIGTERM to the group stops the run resumably, and the browser
   it started with it).
-- `die_with_parent`: the child runs `python -m agent_runtime.app.child PARENT_PID …`, which asks
+- `die_with_parent`: the child runs `python -m agent_runtime.app.die_with_parent PARENT_PID …`, which asks
   Linux for SIGTERM when its parent dies (PR_SET_PDEATHSIG) and then runs the CLI in the same
   process. A `kill -9` of a batch, a Dask worker or the
   MCP server stops its runs within a step instead of leaving them working unseen. The kernel ties
@@ -76,7 +76,7 @@ def environment(api_key: str | None = None, extra: Mapping[str, str] | None = No
 def command(arguments: Sequence[str], die_with_parent: bool) -> list[str]:
     """The child's whole command line."""
     if die_with_parent:
-        return [sys.executable, "-P", "-m", "agent_runtime.app.child", str(os.getpid()), *arguments]
+        return [sys.executable, "-P", "-m", "agent_runtime.app.die_with_parent", str(os.getpid()), *arguments]
     return [sys.executable, "-P", "-m", "agent_runtime.app.cli", *arguments]
 
 

@@ -1,4 +1,4 @@
-"""The one launcher of background runs (agent_runtime/app/children.py), run for real: a title that
+"""The one launcher of background runs (agent_runtime/app/background_runs.py), run for real: a title that
 starts with a dash reaches the run as its title, the key goes by the environment only, a child
 tied to its parent stops resumably when the parent is killed with SIGKILL, and a folder named
 `agent_runtime` in the working folder (a workspace the agent wrote files into) is never imported."""
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.children import environment, flag_arguments, launch, run_arguments
+from agent_runtime.app.background_runs import environment, flag_arguments, launch, run_arguments
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.testing import ScriptedEndpoint
 from tests.actions.mcp.test_tools import alive
@@ -59,7 +59,7 @@ def test_a_dash_title_and_purpose_reach_the_run_and_the_key_stays_off_its_comman
 PARENT = """
 import sys
 from pathlib import Path
-from agent_runtime.app.children import environment, launch, run_arguments
+from agent_runtime.app.background_runs import environment, launch, run_arguments
 log = open(sys.argv[2], "ab")
 child = launch(run_arguments("Offshore wind in 2026", sys.argv[1], ["-q"]), env=environment(), log=log)
 print(child.pid, flush=True)

@@ -1,11 +1,11 @@
-"""`python -P -m agent_runtime.app.child PARENT_PID run|resume …`: the CLI, in a process that ends
-with its parent (agent_runtime/app/children.py starts it so, and says why).
+"""`python -P -m agent_runtime.app.die_with_parent PARENT_PID run|resume …`: the CLI, in a process that ends
+with its parent (agent_runtime/app/background_runs.py starts it so, and says why).
 
 On Linux the process asks the kernel for SIGTERM when the thread that started it dies
 (PR_SET_PDEATHSIG), then runs the CLI in this same process. SIGTERM stops a run resumably, as
 Ctrl-C does. The parent's pid is checked after the request: a parent that died before it leaves no
-signal to wait for. A module of its own, apart from children.py: it imports the CLI, which imports
-the commands that import children.py.
+signal to wait for. A module of its own, apart from background_runs.py: it imports the CLI, which imports
+the commands that import background_runs.py.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def _die_with_parent(parent: int) -> bool:
 
 def main(argv: list[str]) -> int:
     if not argv or not argv[0].isdigit():
-        print("usage: python -P -m agent_runtime.app.child PARENT_PID run|resume …", file=sys.stderr)
+        print(
+            "usage: python -P -m agent_runtime.app.die_with_parent PARENT_PID run|resume …", file=sys.stderr
+        )
         return 2
     if not _die_with_parent(int(argv[0])):
         return EXIT_INTERRUPTED

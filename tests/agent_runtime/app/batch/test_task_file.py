@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.app.batch.results import count_words
-from agent_runtime.app.batch.tasks import Task, TaskFileError, read_tasks
+from agent_runtime.app.batch.task_file import Task, TaskFileError, read_tasks
 
 QUERY = (
     '{"id": 1, "topic": "Finance & Business", "language": "zh", "prompt": "收集整理目前中国9阶层实际收入和财务状况"}\n'

@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import COST_UNKNOWN, describe_cost, priced
-from agent_runtime.domain.tasks import research_tasks
+from agent_runtime.domain.research_task_log import research_tasks
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import load_meta, read_events
 from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
