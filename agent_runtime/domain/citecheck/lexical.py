@@ -239,11 +239,14 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,6}\b", statement))
     # Where a reader last met a person's full name: the title, the headings, the page's first
     # sentence, then the sentences of the passage's own section before it.
-    before = sentences[: passage_ids[0]]
-    section_before = [x for x in before if x.section == sentences[anchor].section]
-    rest = [x for x in before if x not in section_before and x is not sentences[0]]
     # nearest first: the passage's section, then the title, headings and first sentence, then the rest
-    earlier = [*rest, *reversed(around.headings), *([sentences[0]] if sentences[0] not in section_before else []), *section_before]
+    # (compared by section number: a sentence is a dataclass, and == on thousands of them is slow)
+    section = sentences[anchor].section
+    before = sentences[1 : passage_ids[0]]
+    section_before = [x for x in sentences[: passage_ids[0]] if x.section == section]
+    rest = [x for x in before if x.section != section]
+    lead_apart = [sentences[0]] if passage_ids[0] > 0 and sentences[0].section != section else []
+    earlier = [*rest, *reversed(around.headings), *lead_apart, *section_before]
     hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms)
     soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text)
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
