@@ -172,7 +172,22 @@ def main() -> None:
                 )
                 if wrong:
                     print(f"\n[{pair['kind']}/{pair['lang']}] {pair.get('title', '')}: {pair['claim']}\n  -> {result.verdict}: {result.explain()}\n  passage: {result.passage[:200]}")
+    long_source()
     goals(held)
+
+
+def long_source() -> None:
+    """Ten claims against one page of 12,000 sentences in one section: the check's work per claim
+    must grow with the page, not with its square (a reader's context once compared every sentence
+    with every other)."""
+    facts = [f"Plant {n} employs {100 + n} people." for n in range(10)]
+    lines: list[str] = []
+    for fact in facts:
+        lines += [f"Filler line about the weather, number {k}." for k in range(1200)] + [fact]
+    source = "\n".join(lines)
+    start = time.perf_counter()
+    verdicts = [check_citation(fact, source, title="Plants").verdict for fact in facts]
+    print(f"\n10 claims against a page of {len(lines):,} sentences: {time.perf_counter() - start:.1f} s ({verdicts.count('supported')} supported)")
 
 
 def goals(held: list[tuple[dict[str, Any], str]]) -> None:
