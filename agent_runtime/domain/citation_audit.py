@@ -26,8 +26,8 @@ from agent_runtime.domain.citecheck.claims import claims
 from agent_runtime.domain.citecheck.figures import fact_figures
 from agent_runtime.domain.citecheck.judge import BATCH, Judgement, ask_judge
 from agent_runtime.domain.finalize import Flag, Problem, shorten
+from agent_runtime.domain.layout import CITATIONS_FILE
 from agent_runtime.domain.ledger import Ledger, SourceRecord, snapshot_file, split_front_matter
-from agent_runtime.engine.workspace import CITATIONS_FILE
 from agent_runtime.errors import ModelError
 from sandbox import atomic_write_text
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from agent_runtime.config import Settings
 from agent_runtime.domain import ledger as ledger_module
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.domain.ledger import (
     JOURNAL_FILE,
     LEDGER_FILE,
@@ -38,7 +39,6 @@ from agent_runtime.domain.ledger import (
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import StorageError, WorkspaceError
 from agent_runtime.testing import ScriptedModel, reply
 
@@ -261,7 +261,7 @@ def test_front_matter_round_trip() -> None:
 
 
 async def test_ledger_for_keeps_one_ledger_per_run_loaded_from_the_workspace(tmp_path: Path) -> None:
-    workspace = Workspace(tmp_path / "ws")
+    workspace = ResearchWorkspace(tmp_path / "ws")
     workspace.create("T", None)
     Ledger.load(workspace.root / "sources").register("https://example.com/earlier", "Earlier run")
 
