@@ -8,6 +8,7 @@ from tests.test_import_graph import graph
 ALLOWED = {
     "agent_runtime.engine.run_record", "agent_runtime.engine.workspace", "agent_runtime.domain.ledger",
     "agent_runtime.app.markdown_html", "agent_runtime.language", "agent_runtime.errors", "agent_runtime.app.export",
+    "agent_runtime.domain.layout",  # the workspace's file names (imports only engine.workspace and the leaves)
     "agent_runtime.app.export.report",  # the one reader of report.citations.json (it starts light)
     "agent_runtime.app.children",  # how a run is started in the background (imports only errors)
     "agent_runtime.app.run_state",  # a run's lock and figures, read from its files (shared with batch)
