@@ -14,10 +14,10 @@ import re
 from agent_runtime.domain.citation_audit import JudgeAnswers, audit, flags, judge_pairs, write_citations
 from agent_runtime.domain.citation_audit import problems as citation_problems
 from agent_runtime.domain.finalize import finalize, find_problems, strip_references
+from agent_runtime.domain.layout import REPORT, SOURCES
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
-from agent_runtime.engine.workspace import REPORT, SOURCES
 from agent_runtime.errors import ActionError
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy

@@ -35,6 +35,7 @@ from actions.files.write import write_file
 from actions.mcp.tools import mcp_actions_for
 from actions.web import visit_url, web_search
 from actions.web.digest import fence, new_boundary
+from agent_runtime.domain.layout import NOTEBOOK
 from agent_runtime.domain.research_task_log import (
     RESEARCH_AGENT_PREFIX,
     ResearchTaskRecord,
@@ -46,7 +47,6 @@ from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.registry import Action, ActionSet, Observation, action
 from agent_runtime.engine.run_record import read_events
-from agent_runtime.engine.workspace import NOTEBOOK
 from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
 from agent_runtime.language import name as language_name
 from agent_runtime.language import resolve as resolve_language

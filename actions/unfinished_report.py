@@ -15,9 +15,9 @@ import agent_runtime.language as lang
 from actions.finish import DRAFT, assemble_chapters
 from agent_runtime.domain.citation_audit import audit, flags, write_citations
 from agent_runtime.domain.finalize import finalize, strip_references
+from agent_runtime.domain.layout import NOTEBOOK, OVERALL_DASHBOARD, REPORT, SOURCES
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.context import ActionContext
-from agent_runtime.engine.workspace import NOTEBOOK, OVERALL_DASHBOARD, REPORT, SOURCES
 from agent_runtime.errors import ActionError
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy

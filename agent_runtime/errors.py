@@ -5,7 +5,7 @@ every layer, the sandbox included, can use it):
     ├── ConfigError                      a setting is missing or invalid; the message says what to set
     │   └── SettingValueError            a value given for a setting is not one it takes (exit 2, usage)
     ├── WorkspaceError                   the workspace cannot be created, read, locked or resumed
-    │   ├── DashboardEditedError         a person edited a dashboard the runtime was about to replace
+    │   ├── StateEditedError             a person edited a state file (a dashboard) about to be replaced
     │   └── StorageError                 the disk refused a write (full, quota, read-only, permission)
     ├── ModelError                       the model endpoint failed in a way retrying did not fix
     │   ├── ModelUnreachableError        refused, silent, too slow, or failing past the retries
@@ -67,10 +67,10 @@ class WorkspaceError(DeepResearcherError):
     """The workspace cannot be created, read, locked or resumed."""
 
 
-class DashboardEditedError(WorkspaceError):
-    """The dashboard changed since the runtime last read it into the context or wrote it: a person
-    edited it. Nothing was written; `text` is the dashboard as it is now (the dashboard action turns
-    it into an observation: the model merges again)."""
+class StateEditedError(WorkspaceError):
+    """A state file (a research run's dashboard) changed since the runtime last read it into the
+    context or wrote it: a person edited it. Nothing was written; `text` is the file as it is now
+    (the action that wrote it turns it into an observation: the model merges again)."""
 
     def __init__(self, name: str, text: str) -> None:
         super().__init__(f"{name} was edited since it was last read")

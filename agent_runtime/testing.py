@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config import Settings
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.commands import command
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.replies import RawReply
 from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.engine.workspace import Workspace
 
 
 @dataclass
@@ -452,7 +452,7 @@ def _handler_for(endpoint: ScriptedEndpoint) -> type[BaseHTTPRequestHandler]:
 def scratch_context(root: Path, title: str = "Test research", **settings: Any) -> ActionContext:
     """A fresh workspace at `root` and a run context on it, to call actions directly (tests,
     benchmarks); the model answers nothing. Close with `await ctx.services.aclose()`."""
-    workspace = Workspace(root)
+    workspace = ResearchWorkspace(root)
     workspace.create(title, None, settings.get("language"))
     return ActionContext(
         workspace,

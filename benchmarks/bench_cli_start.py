@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_runtime.engine.workspace import Workspace
+from agent_runtime.domain.layout import ResearchWorkspace
 
 
 def cpu_seconds(argv: list[str], env: dict[str, str]) -> float:
@@ -54,7 +54,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DEEP_RESEARCHER_"))}
     with tempfile.TemporaryDirectory() as scratch:
         workspace = Path(scratch) / "ws"
-        Workspace(workspace).create("Solid-state batteries", "a memo")
+        ResearchWorkspace(workspace).create("Solid-state batteries", "a memo")
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "--help": [sys.executable, "-m", "agent_runtime.app.cli", "--help"],

@@ -21,11 +21,11 @@ import tracemalloc
 from pathlib import Path
 
 from agent_runtime.config import load_settings
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import ActionSet
 from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import ScriptedModel, reply
 
 WORDS = str.split(
@@ -47,7 +47,7 @@ def make_context(root: Path) -> tuple[ActionContext, ActionSet]:
     # Imported here: importing the actions package before agent_runtime is a circular import.
     from actions.files import file_actions
 
-    workspace = Workspace(root)
+    workspace = ResearchWorkspace(root)
     workspace.create("Benchmark", None)
     ctx = ActionContext(
         workspace,

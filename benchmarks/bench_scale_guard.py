@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.context_guard import ContextGuard
 from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.tokens import TokenEstimator
-from agent_runtime.engine.workspace import Workspace
 
 PAGE = "Solid-state electrolytes promise higher energy density and safety. "
 CJK = "固体電解質はエネルギー密度と安全性を高める。"
@@ -100,7 +100,7 @@ def main() -> None:
     print(f"ContextGuard.fit, a request {args.over}x the hard limit; CPU seconds")
     print(f"{'messages':>9} {'cut':>6} {'old':>9} {'new':>9} {'speed-up':>9}")
     with tempfile.TemporaryDirectory() as scratch:
-        workspace = Workspace(Path(scratch))
+        workspace = ResearchWorkspace(Path(scratch))
         for count in (int(n) for n in args.messages.split(",")):
             messages = history(count, random.Random(count))
             estimator = TokenEstimator()

@@ -89,9 +89,9 @@ def event_stream(rng: random.Random) -> Any:
 def make_workspace(root: Path, megabytes: int) -> Path:
     """A research workspace whose event log holds about `megabytes` MB; the last run is cut short
     by a kill, during a research task."""
-    from agent_runtime.engine.workspace import Workspace
+    from agent_runtime.domain.layout import ResearchWorkspace
 
-    space = Workspace(root)
+    space = ResearchWorkspace(root)
     space.create("Solid-state batteries in 2026", None)
     (space.root / "Notebook" / "notes").mkdir(parents=True, exist_ok=True)
     (space.root / "Notebook" / "notes" / "costs.md").write_text(NOTES, "utf-8")
@@ -113,12 +113,12 @@ def make_workspace(root: Path, megabytes: int) -> Path:
 def old_resume_note(root: Path) -> str:
     """The note as it was built before: the whole log in a list (a copy of the old code)."""
     from actions.research_task import describe_unfinished
+    from agent_runtime.domain.layout import ResearchWorkspace
     from agent_runtime.domain.research_task_log import research_tasks
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.engine.run_record import RunMeta, read_events
-    from agent_runtime.engine.workspace import Workspace
 
-    workspace, meta, prompts, last = Workspace(root), RunMeta(title="T", status="running"), Prompts(), 5
+    workspace, meta, prompts, last = ResearchWorkspace(root), RunMeta(title="T", status="running"), Prompts(), 5
     events = list(read_events(workspace.events_file))
     actions = [e for e in events if e.get("event") == "action" and e.get("agent") == "main"]
     lines = []
@@ -142,11 +142,11 @@ def old_resume_note(root: Path) -> str:
 
 def new_resume_note(root: Path) -> str:
     from agent_runtime.app.researcher import resume_note
+    from agent_runtime.domain.layout import ResearchWorkspace
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.engine.run_record import RunMeta
-    from agent_runtime.engine.workspace import Workspace
 
-    return resume_note(Workspace(root), RunMeta(title="T", status="running"), Prompts())
+    return resume_note(ResearchWorkspace(root), RunMeta(title="T", status="running"), Prompts())
 
 
 def bare_parse(root: Path) -> str:

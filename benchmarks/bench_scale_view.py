@@ -46,8 +46,8 @@ from agent_runtime.app.view import workspaces
 from agent_runtime.app.view.events import LIST_SECONDS, LIST_SHARE
 from agent_runtime.app.view.server import ViewApp, create_app
 from agent_runtime.app.view.workspaces import Folder
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.run_record import RunMeta, Totals, save_meta
-from agent_runtime.engine.workspace import Workspace
 
 TOKEN = "bench-token"
 HOUR_AGO = time.time() - 3600
@@ -57,7 +57,7 @@ def make_folder(root: Path, count: int) -> Path:
     root.mkdir(parents=True)
     for n in range(count):
         path = root / f"run-{n:04d}"
-        space = Workspace(path)
+        space = ResearchWorkspace(path)
         space.create(f"Research question number {n}", "a memo")
         meta = RunMeta(
             title=f"Research question number {n}", purpose="a memo", status="finished",

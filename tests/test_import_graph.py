@@ -164,3 +164,65 @@ def test_there_is_no_import_cycle() -> None:
     for module in sorted(edges):
         if module not in state:
             visit(module)
+
+
+# What the engine must not name (issue 35): the research layout and its words. The domain hands
+# the engine its state files (engine.workspace.Layout); a name or a string of the engine's own that
+# holds one of these means the engine knows the research again. Comments and docstrings may still
+# mention them as examples. Matched in any case, but the purpose line's label: the run record's
+# `purpose` (the run's input, as its `title`) is not the dashboard's "**Purpose:**".
+RESEARCH_WORDS = ("dashboard", "notebook", "report.md", "citations")
+RESEARCH_LABELS = ("Purpose",)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _names_and_strings(tree: ast.AST) -> list[str]:
+    """Every identifier a module defines or uses, and every string constant but its docstrings."""
+    skipped = _docstrings(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped:
+            found.append(node.value)
+        elif isinstance(node, ast.Name):
+            found.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.append(node.attr)
+        elif isinstance(node, ast.arg) or (isinstance(node, ast.keyword) and node.arg is not None):
+            found.append(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.append(node.name)
+        elif isinstance(node, ast.alias):
+            found.extend(filter(None, (node.name, node.asname)))
+    return found
+
+
+def test_the_engine_names_nothing_of_the_research_layout() -> None:
+    for path in sorted((ROOT / "agent_runtime" / "engine").rglob("*.py")):
+        named = _names_and_strings(ast.parse(path.read_text("utf-8")))
+        bad = sorted(
+            {
+                text
+                for text in named
+                if any(word in text.casefold() for word in RESEARCH_WORDS)
+                or any(label in text for label in RESEARCH_LABELS)
+            }
+        )
+        assert not bad, f"{path.relative_to(ROOT)} names the research layout: {bad}"
+
+
+def test_the_research_words_rule_catches_a_name_and_a_string() -> None:
+    tree = ast.parse(
+        '"""A docstring may say dashboard."""\nNOTEBOOK = "Notebook"\nx = f(label="**Purpose:**")\n'
+    )
+    named = _names_and_strings(tree)
+    assert "NOTEBOOK" in named and "Notebook" in named and "**Purpose:**" in named
+    assert not any("docstring" in text for text in named)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES
 from agent_runtime.engine.context import ActionContext
-from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, RUNTIME, SOURCES, TRASH
+from agent_runtime.engine.workspace import RUNTIME, TRASH
 from agent_runtime.errors import ActionError, BinaryFileError, SandboxError
 from sandbox.paths import PathPolicy
 

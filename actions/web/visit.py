@@ -50,13 +50,13 @@ from actions.web.local_corpus import SCHEME as CORPUS_SCHEME
 from actions.web.local_corpus import read_document
 from actions.web.snapshot import Snapshot, read_snapshot, write_snapshot
 from agent_runtime.config import Settings
+from agent_runtime.domain.layout import SOURCES
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.domain.sources.records import SourceRecord
 from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.run_record import now_iso
-from agent_runtime.engine.workspace import SOURCES
 from agent_runtime.errors import (
     ActionError,
     BrowserUnavailableError,

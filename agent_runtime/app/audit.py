@@ -18,9 +18,9 @@ import agent_runtime.language as lang
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.citecheck.figures import describe
 from agent_runtime.domain.finalize import finalize, strip_references
+from agent_runtime.domain.layout import REPORT, SOURCES, ResearchWorkspace
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta, save_meta
-from agent_runtime.engine.workspace import REPORT, SOURCES, Workspace
 from agent_runtime.errors import EXIT_BUDGET, WorkspaceError
 from sandbox import atomic_write_text
 
@@ -73,7 +73,7 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
     from agent_runtime.engine.model import build_model
     from agent_runtime.engine.prompts import Prompts
 
-    space = Workspace(path)
+    space = ResearchWorkspace(path)
     if not space.root.is_dir() or not space.exists():
         raise WorkspaceError(not_a_workspace(space.root))
     report_file = space.root / REPORT

@@ -11,15 +11,15 @@ from typing import Any
 
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import COST_UNKNOWN, describe_cost, priced
+from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, ResearchWorkspace
 from agent_runtime.domain.research_task_log import research_tasks
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import load_meta, read_events
-from agent_runtime.engine.workspace import CURRENT_DASHBOARD, OVERALL_DASHBOARD, Workspace
 from agent_runtime.errors import WorkspaceError
 
 
 def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
-    space = Workspace(root)
+    space = ResearchWorkspace(root)
     if not space.overall_dashboard.is_file() and not space.run_file.is_file():
         raise WorkspaceError(not_a_workspace(space.root))
     meta = load_meta(space.run_file)

@@ -32,8 +32,9 @@ from typing import IO, TYPE_CHECKING, Any
 from agent_runtime.app.background_runs import environment, launch, resume_arguments, run_arguments
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.wording import not_a_workspace
+from agent_runtime.domain.layout import ResearchWorkspace, title_slug
 from agent_runtime.engine.run_record import load_meta
-from agent_runtime.engine.workspace import Workspace, title_slug
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import ConfigError, DeepResearcherError
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ class Runs:
                 if child.title == title:
                     return candidate  # still starting: the same research
                 continue  # taken by another title with the same slug, whose run has not made it yet
-            space = Workspace(candidate)
+            space = ResearchWorkspace(candidate)
             if space.holds_nothing():
                 return candidate
             meta = load_meta(space.run_file) if space.run_file.is_file() else None

@@ -26,6 +26,15 @@ from actions.web.local_corpus import unread_files, unread_note
 from agent_runtime.app.endpoint_notes import recall_tool_mode
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import Settings, load_settings
+from agent_runtime.domain.layout import (
+    CURRENT_DASHBOARD,
+    MAX_PURPOSE_CHARS,
+    MAX_TITLE_CHARS,
+    OVERALL_DASHBOARD,
+    SOURCES,
+    ResearchWorkspace,
+    default_workspace,
+)
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
@@ -45,16 +54,7 @@ from agent_runtime.engine.run_record import (
     read_events,
     save_meta,
 )
-from agent_runtime.engine.workspace import (
-    CURRENT_DASHBOARD,
-    MAX_PURPOSE_CHARS,
-    MAX_TITLE_CHARS,
-    OVERALL_DASHBOARD,
-    SOURCES,
-    RunLock,
-    Workspace,
-    default_workspace,
-)
+from agent_runtime.engine.workspace import RunLock
 from agent_runtime.errors import (
     EXIT_BUDGET,
     EXIT_ERROR,
@@ -97,7 +97,7 @@ class Researcher:
 
     def __init__(
         self,
-        workspace: Workspace,
+        workspace: ResearchWorkspace,
         meta: RunMeta,
         settings: Settings,
         model: Model,
@@ -196,7 +196,7 @@ class Researcher:
         settings.require_prices_for_cost_budget()
         check_search_settings(settings)  # a missing key is reported now, not mid-run
         check_mcp_config(settings)
-        space = Workspace(Path(workspace) if workspace else default_workspace(title))
+        space = ResearchWorkspace(Path(workspace) if workspace else default_workspace(title))
         if not space.holds_nothing():
             raise WorkspaceError(_not_empty(space))
         if isinstance(model, OpenAIModel) and model.name != settings.model:
@@ -239,7 +239,7 @@ class Researcher:
     ) -> Researcher:
         """Continue the run in `workspace` with its stored settings (`flags` override them). Without
         its run.json only with `new_settings=True`: then the given settings are the run's."""
-        space = Workspace(Path(workspace))
+        space = ResearchWorkspace(Path(workspace))
         if not space.root.exists() or not space.root.is_dir():
             raise WorkspaceError(not_a_workspace(space.root))
         if space.holds_nothing():
@@ -261,7 +261,7 @@ class Researcher:
     @classmethod
     def _resume_locked(
         cls,
-        space: Workspace,
+        space: ResearchWorkspace,
         lock: RunLock,
         flags: Mapping[str, Any] | None,
         settings: Settings | None,
@@ -306,8 +306,8 @@ class Researcher:
         """[system, dashboards] (+ the resume note, once): the whole history after every reset."""
         dashboards = self.prompts.render(
             "dashboards.j2",
-            overall=self.workspace.read_dashboard(OVERALL_DASHBOARD).strip(),
-            current=self.workspace.read_dashboard(CURRENT_DASHBOARD).strip(),
+            overall=self.workspace.read_state(OVERALL_DASHBOARD).strip(),
+            current=self.workspace.read_state(CURRENT_DASHBOARD).strip(),
         )
         messages = [system(self.system_prompt()), user(dashboards)]
         if self._resume_note:
@@ -330,12 +330,19 @@ class Researcher:
             compress=self.settings.compression,
             next_action=self._next_action,
             base_changed=self._dashboards_edited,
+            state_files_label="the dashboards",
+            memory_edit_kept=self._summary_replaced_an_edit,
         )
+
+    def _summary_replaced_an_edit(self, kept: str) -> None:
+        """A person saved the current dashboard during a compaction's summarizing call: their
+        version is kept in .trash/ (the model is told by the loop), and the log says where."""
+        self.events.append("dashboard_edit_kept", agent="main", file=CURRENT_DASHBOARD, kept=kept)
 
     def _dashboards_edited(self) -> str | None:
         """A person edited a dashboard while the run works (in the live view or any editor): the
         agent continues from the edited text, and is told so."""
-        edited = self.workspace.edited_dashboards()
+        edited = self.workspace.edited_state_files()
         if not edited:
             return None
         self.events.append("dashboard_edited", step=self.meta.totals.steps + 1, files=edited)
@@ -517,7 +524,7 @@ def check_input_lengths(title: str, purpose: str | None) -> None:
         )
 
 
-def _not_empty(space: Workspace) -> str:
+def _not_empty(space: ResearchWorkspace) -> str:
     if space.exists():
         return (
             f"{space.root} already holds a research run; continue it with `{resume_command(space.root)}` "
@@ -530,7 +537,7 @@ def _not_empty(space: Workspace) -> str:
     )
 
 
-def resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
+def resume_note(workspace: ResearchWorkspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
     """ "Resumed after …; the last actions were …", built from the event log."""
     # One pass over a log that may hold hundreds of MB, keeping only what the note tells: the main
     # agent's last actions (here) and the last run's research tasks (unfinished_research_note).

@@ -26,11 +26,11 @@ from agent_runtime.domain.citecheck.claims import claims
 from agent_runtime.domain.citecheck.figures import fact_figures
 from agent_runtime.domain.citecheck.judge import BATCH, Judgement, ask_judge
 from agent_runtime.domain.finalize import Flag, Problem, shorten
+from agent_runtime.domain.layout import CITATIONS_FILE
 from agent_runtime.domain.sources.front_matter import split_front_matter
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.domain.sources.records import SourceRecord
 from agent_runtime.domain.sources.snapshots import snapshot_file
-from agent_runtime.engine.workspace import CITATIONS_FILE
 from agent_runtime.errors import ModelError
 from sandbox import atomic_write_text
 

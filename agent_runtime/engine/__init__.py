@@ -6,6 +6,8 @@ services (`context`, `services`, `calling`), the context window (`context_guard`
 `summaries`), loops of a weak model (`repeats`), prompts (`prompts`), the workspace folder and the
 run's record (`workspace`, `run_record`), chat messages (`messages`).
 
-It knows no action and nothing of research (sources, citations, reports): it imports only the
-shared leaves at the top of `agent_runtime` (errors, config, language) and the sandbox.
+It knows no action and nothing of research (sources, citations, reports): the domain hands it
+its workspace's `Layout` (the state files the context is rebuilt from) and the app's wiring its
+`AgentSpec`. It imports only the shared leaves at the top of `agent_runtime` (errors, config,
+language) and the sandbox.
 """

@@ -3,7 +3,7 @@
     until the finishing action, max steps, a budget, or a detected loop:
         guard the context → reply = model(messages + [status], tools) → run its calls
         (agent_runtime/engine/scheduling: the independent ones together) → each bounded observation
-        appended in call order; a dashboard action rebuilds the history.
+        appended in call order; an action that rewrote the agent's state files rebuilds the history.
 
 The system prompt and the tool list are fixed for the run: everything that changes (step,
 tokens, nudges) travels in the last message, so an endpoint's prompt cache keeps the prefix.
@@ -61,8 +61,9 @@ class AgentSpec:
     # What the last message of each request says before any note (the run's figures, a nudge to
     # finish): given by whoever assembles the agent; None for a micro agent.
     status: Callable[[], list[str]] | None = None
-    # The file this agent keeps its state in (the main agent's current dashboard): a history that
-    # outgrows the window is folded into it by a summarizing call. None: pointers and cuts only.
+    # The state file this agent keeps its memory in (one of its workspace's Layout.state_files): a
+    # history that outgrows the window is folded into it by a summarizing call. None: pointers and
+    # cuts only.
     memory: str | None = None
     # The action that ends the agent's work (the File agent's finish, the main agent's all_finished):
     # in a reply with other calls, it runs only if every call before it succeeded.
@@ -72,9 +73,15 @@ class AgentSpec:
     # that keeps replying without an action.
     next_action: Callable[[], tuple[str, dict[str, Any]]] | None = None
     # A note when files shown in the base messages were changed from outside since they were read
-    # (a person edited a dashboard while the agent works): the base is then rebuilt from them, the
+    # (a person edited a state file while the agent works): the base is then rebuilt from them, the
     # steps after it kept, and the note goes into the next request.
     base_changed: Callable[[], str | None] | None = None
+    # What a person calls the files that keep the agent's work, in the reasons a loop stops the run
+    # ("edit <them> to steer it"): the domain's word for its state files.
+    state_files_label: str = "the state files"
+    # Hears where a person's save of the memory file that a summary replaced unseen is kept in
+    # .trash/ (the domain logs it under its own event name); the model is told in any case.
+    memory_edit_kept: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -250,12 +257,12 @@ class AgentLoop:
             self.ctx.estimator.scale(self._raw_request(None)) > self.guard.soft_tokens
             and self.spec.memory is not None
         ):
-            how = "summary" if await self._summarize_into_dashboard(step) else "pointers"
+            how = "summary" if await self._summarize_into_memory(step) else "pointers"
         after = self.ctx.estimator.scale(self._raw_request(None))
         self.ctx.meta.totals.compactions += 1
         self._log("compaction", step=step, how=how, tokens_before=before, tokens_after=after)
 
-    async def _summarize_into_dashboard(self, step: int) -> bool:
+    async def _summarize_into_memory(self, step: int) -> bool:
         """Fold the history into the agent's memory file with a separate call, then rebuild; a
         reply that is not a summary (agent_runtime/engine/summaries) leaves the file as it was (False)."""
         workspace, prompts, memory = self.ctx.workspace, self.ctx.prompts, self.spec.memory
@@ -269,15 +276,15 @@ class AgentLoop:
             )
             for m in folded
         )
-        dashboard = workspace.read_text(memory)
+        memory_text = workspace.read_text(memory)
         request = [
             {"role": "system", "content": prompts.render("summarize_system.j2")},
-            user(prompts.render("summarize_request.j2", dashboard=dashboard, transcript=transcript)),
+            user(prompts.render("summarize_request.j2", memory=memory_text, transcript=transcript)),
         ]
         request = self.guard.fit(request, [])
-        dashboard_tokens = self.ctx.estimator.scale(raw_text_tokens(dashboard))
+        memory_tokens = self.ctx.estimator.scale(raw_text_tokens(memory_text))
         reply_cap = self.guard.reply_reserve or self.ctx.settings.reply_cap()
-        cap, cut = summary_cap(self.guard.window, reply_cap, dashboard_tokens), False
+        cap, cut = summary_cap(self.guard.window, reply_cap, memory_tokens), False
         summary, started = "", time.monotonic()
         try:
             calling.set(("summarizer", f"step {step}"))
@@ -292,33 +299,31 @@ class AgentLoop:
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=[], problems=[],
                 duration=round(time.monotonic() - started, 3), max_output_tokens=cap,
             )  # fmt: skip
-        except Exception as exc:  # a failed summary must not lose the run: keep the old dashboard
+        except Exception as exc:  # a failed summary must not lose the run: keep the old memory
             self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
             summary = ""
         own_text = "\n".join(str(m.get("content") or "") for m in folded if m.get("role") == "assistant")
         problem = summary_problem(
-            summary, dashboard, own_text, self._action_names, cut_at=cap if cut else None
+            summary, memory_text, own_text, self._action_names, cut_at=cap if cut else None
         )
         if problem is not None:
             if summary.strip():  # an empty or failed summary is no answer to reject
                 self.ctx.events.append("summary_rejected", step=step, reason=problem, summary=summary[:300])
             # Keep the pointer-compacted history: resetting it would lose everything since the last
-            # dashboard update. The last-resort cut in _prepare_request keeps the request in the window.
-            self.pending_notes.append(
-                "[note] The context is nearly full and old observations were replaced by pointers to files. "
-                "Update the current dashboard now with your findings and next steps."
-            )
+            # update of the memory. The last-resort cut in _prepare_request keeps the request in the window.
+            self.pending_notes.append(prompts.render("note_summary_rejected.j2"))
             return False
         # based_on: the text the summary was made from. A person who saved during the summarizing
         # call had their version replaced: it is kept in .trash/ and the model is told (issue 22).
-        replaced = workspace.write_dashboard(memory, summary, based_on=dashboard)
+        replaced = workspace.write_state(memory, summary, based_on=memory_text)
         self.history.reset(self.spec.base_messages())
         self.pending_notes.append(
             f"[note] The runtime compacted the context: the history was folded into {memory}."
         )
         kept = kept_edit_note(self.ctx.settings.language, memory, replaced)
         if kept is not None:
-            self._log("dashboard_edit_kept", file=memory, kept=replaced.kept)
+            if self.spec.memory_edit_kept is not None and replaced.kept is not None:
+                self.spec.memory_edit_kept(replaced.kept)
             self.pending_notes.append(kept)
         return True
 
@@ -461,7 +466,7 @@ class AgentLoop:
             if observation.finished:
                 return Outcome("finished", result=observation.result)
             if observation.reset_context and spec.compress:
-                # A person's edit of the other dashboard in this step is taken in by the rebuild:
+                # A person's edit of another state file in this step is taken in by the rebuild:
                 # the agent is told, as at any other step.
                 if spec.base_changed is not None and (note := spec.base_changed()):
                     self.pending_notes.append(note)
@@ -481,7 +486,7 @@ class AgentLoop:
                 if loop is not None:
                     return loop
         if reset_base is not None:
-            # The dashboards now hold the state: the history restarts from them.
+            # The state files now hold the state: the history restarts from them.
             self.history.reset(reset_base + ([user("\n\n".join(after_reset))] if after_reset else []))
         return self._check_reply(
             usable=any(not c.error and c.name in self._action_names for c in reply.calls)
@@ -548,14 +553,15 @@ class AgentLoop:
             return Outcome(
                 "loop",
                 reason=f"loop: {call.name} was called {verdict.count} times in a row with the same arguments "
-                "and result; the dashboards keep the work: edit them to steer the agent, then resume",
+                f"and result; {self.spec.state_files_label} keep the work: edit them to steer the agent, "
+                "then resume",
             )
         if verdict.stop:
             return Outcome(
                 "loop",
                 reason=f"loop: {call.name} was called {verdict.count} times in a row with nearly the same "
-                "arguments; the model is not moving on: edit the dashboards to steer it and resume, or use "
-                "a larger model",
+                f"arguments; the model is not moving on: edit {self.spec.state_files_label} to steer it and "
+                "resume, or use a larger model",
             )
         self.pending_notes.append(
             self.ctx.prompts.render(

@@ -78,7 +78,7 @@ class RunMeta(BaseModel):
 
 
 def load_meta(path: Path) -> RunMeta | None:
-    """The stored metadata, or None when the file is missing (resume falls back to the dashboards)."""
+    """The stored metadata, or None when the file is missing (resume falls back to the state files)."""
     try:
         return RunMeta.model_validate_json(path.read_bytes())
     except FileNotFoundError:
@@ -86,7 +86,7 @@ def load_meta(path: Path) -> RunMeta | None:
     except (OSError, ValidationError, ValueError) as exc:
         raise WorkspaceError(
             f"{path} is not valid run metadata ({type(exc).__name__}); move it aside, then resume from the "
-            "dashboards alone with --new-settings and the settings the run should use"
+            "workspace's files alone with --new-settings and the settings the run should use"
         ) from None
 
 

@@ -1,23 +1,26 @@
 """The workspace folder: everything a run knows between steps lives here, in files.
 
+The engine knows only the generic part; what else a workspace holds is the `Layout` the domain
+hands it (the research's is agent_runtime/domain/layout.py):
+
 ```
 WORKSPACE/
-  overall_dashboard.md   research blueprint (changed only by update_overall_dashboard)
-  current_dashboard.md   task at hand, findings, next steps, lessons (update_current_dashboard)
-  Notebook/              one chapter = one note file
-  sources/               snapshots of retrieved sources and the ledger (written by code)
-  report.md              the finished report
-  .runtime/run.json      run metadata: title, purpose, settings, status, totals
+  <state files>          the files the agent's context is rebuilt from (Layout.state_files): read
+                         once no one is writing them, replaced atomically, every version a person
+                         saved kept
+  <folders>              created with the workspace, recreated on resume (Layout.folders)
+  .runtime/run.json      run metadata: settings, status, totals
   .runtime/events.jsonl  append-only event log, one JSON object per line
   .runtime/observations/ full text of observations that were cut or compacted out of the context
   .runtime/lock          held (flock) by the one process running in this workspace
-  .runtime/dashboards.json  which version of each dashboard the runtime itself wrote last
-  .trash/                deleted files, and every version of a dashboard a person edited that the
+  .runtime/<record>      which version of each state file the runtime itself wrote last
+                         (Layout.versions_record)
+  .trash/                deleted files, and every version of a state file a person edited that the
                          runtime replaced (`<UTC time>-<name>`): no save of a person's is ever lost
 ```
 
 A new run takes a new or empty folder only: a folder of the user's own files is never adopted (the
-File agent could overwrite or trash them); `--corpus` is how documents are given to the agent.
+File agent could overwrite or trash them).
 """
 
 from __future__ import annotations
@@ -29,55 +32,51 @@ import functools
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
-import unicodedata
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import portalocker
-from jinja2 import Environment, StrictUndefined
 
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.writers import WAIT_LIMIT, Key, Writers, file_key, quiet_wait
-from agent_runtime.errors import DashboardEditedError, WorkspaceError
-from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
+from agent_runtime.errors import StateEditedError, WorkspaceError
 from agent_runtime.language import text as language_text
 from sandbox import atomic_write_text, is_temp_name, storage_error
 from sandbox.safe_write import fsync_directory
 
-OVERALL_DASHBOARD = "overall_dashboard.md"
-CURRENT_DASHBOARD = "current_dashboard.md"
-NOTEBOOK = "Notebook"
-SOURCES = "sources"
-REPORT = "report.md"
-CITATIONS_FILE = "report.citations.json"  # each citation of report.md with its passage (the audit)
 RUNTIME = ".runtime"
 TRASH = ".trash"
-DASHBOARDS = (OVERALL_DASHBOARD, CURRENT_DASHBOARD)
 LOCK = "lock"
-# What a creation that was killed before run.json leaves: these folders, empty, and the lock.
-_SKELETON = {NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"}
-_SLUG_CHARS = 60  # characters of the title in a default workspace name
-# A title names the workspace folder and heads every prompt; the purpose is in every prompt too.
-# Longer ones are a paste gone wrong far more often than a wish: refused (`run`, the view, `batch`).
-MAX_TITLE_CHARS = 1_000
-MAX_PURPOSE_CHARS = 10_000
-OWN_VERSIONS = "dashboards.json"  # in .runtime/: the dashboards as the runtime last wrote them
+OBSERVATIONS = f"{RUNTIME}/observations"
 
 
-# Of a dashboard a person edited, the characters a note or an observation shows (the whole text is
-# in the file, or comes with the dashboards at the head of the conversation from the next step).
+@dataclass(frozen=True)
+class Layout:
+    """What an agent keeps in its workspace besides the runtime's own files, handed to the engine
+    by the domain that wires the run (the engine names none of it)."""
+
+    # The files the context is rebuilt from, in the order they are shown: read once no one is
+    # writing them, written only whole (`write_state`), a person's edit noticed and kept.
+    state_files: tuple[str, ...] = ()
+    # Folders a new workspace starts with and a resumed one gets back (a person may delete them).
+    folders: tuple[str, ...] = ()
+    # In .runtime/: which version of each state file the runtime itself wrote last (named by the
+    # domain: workspaces already on disk keep their record).
+    versions_record: str = "state_versions.json"
+
+
+# Of a state file a person edited, the characters a note or an observation shows (the whole text
+# is in the file, or comes with the state files at the head of the conversation from the next step).
 EDITED_TEXT_CHARS = 4_000
 
 
 def framed(name: str, text: str, whole: str) -> str:
-    """A dashboard's text for a note or an observation, bounded, between the marker lines the
-    request puts around the dashboards (prompts/dashboards.j2); `whole` says where the rest is."""
+    """A state file's text for a note or an observation, bounded, between the marker lines the
+    request puts around the state files; `whole` says where the rest is."""
     text = text.strip()
     if len(text) > EDITED_TEXT_CHARS:
         text = f"{text[:EDITED_TEXT_CHARS]}\n[… {len(text) - EDITED_TEXT_CHARS:,} more characters; {whole}]"
@@ -91,34 +90,6 @@ def kept_edit_note(code: str | None, name: str, replaced: Replaced) -> str | Non
         return None
     text = framed(name, replaced.unseen_text, f"the whole text is in {replaced.kept}")
     return language_text(code, "note.edit_kept", name=name, kept=replaced.kept, text=text)
-
-
-def template_text(name: str, title: str, purpose: str | None, language: str | None = None) -> str:
-    """A dashboard as a new workspace starts with it, its sections named in the run's language."""
-    env = Environment(
-        undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, autoescape=False
-    )
-    template = env.from_string(resources.files("workspace_template").joinpath(name).read_text("utf-8"))
-    return template.render(title=title, purpose=purpose or "", words=dashboard_words(language))
-
-
-def title_slug(title: str, empty: str = "research") -> str:
-    """The folder name a title gives (`run`, the view, `mcp` and `batch` name workspaces alike):
-    its words, lower-cased and joined by "-", in any script; `empty` when it has none."""
-    words = re.findall(r"\w+", unicodedata.normalize("NFC", title).lower())
-    return "-".join(words)[:_SLUG_CHARS].strip("-_") or empty
-
-
-def default_workspace(title: str, parent: Path | None = None) -> Path:
-    """`./<title-slug>` in any script (`./固态电池的产业化进展`), made unique with -2, -3, … when
-    the folder exists and is not empty."""
-    parent = Path.cwd() if parent is None else parent
-    slug = title_slug(title)
-    candidate, n = parent / slug, 1
-    while not Workspace(candidate).holds_nothing():
-        n += 1
-        candidate = parent / f"{slug}-{n}"
-    return candidate
 
 
 def try_lock(fd: int, shared: bool = False) -> bool:
@@ -213,7 +184,7 @@ def settled_read(
         key, settled = after, False
 
 
-# renameat2(2)'s RENAME_EXCHANGE swaps two names in one step: the new dashboard takes the place of
+# renameat2(2)'s RENAME_EXCHANGE swaps two names in one step: the new state file takes the place of
 # the old one, and the old one (whatever it is at that instant, even a file an editor is still
 # writing) lands in the trash. Where the system or the file system cannot (macOS, some network
 # file systems), the old version is linked or copied to the trash first and then replaced.
@@ -249,7 +220,7 @@ def exchange_files(a: Path, b: Path) -> bool:
 
 @dataclass(frozen=True)
 class Version:
-    """One version of a dashboard: its file's key and the digest of its text (as read back)."""
+    """One version of a state file: its file's key and the digest of its text (as read back)."""
 
     key: Key | None
     digest: str
@@ -257,7 +228,7 @@ class Version:
 
 @dataclass(frozen=True)
 class Replaced:
-    """What a dashboard write replaced. `kept`: where the replaced version is kept in .trash/
+    """What a state file write replaced. `kept`: where the replaced version is kept in .trash/
     (workspace-relative), None when the runtime had written it itself (or there was none).
     `unseen_text`: that version's text when it is a person's save the model never saw (one that fell
     between the check and the swap, or came during the summarizing call): nobody merged it."""
@@ -267,31 +238,28 @@ class Replaced:
 
 
 class Workspace:
-    def __init__(self, root: Path) -> None:
+    """A workspace folder as the engine knows it: the runtime's own files, the lock, the trash,
+    and the state files of `layout` (none by default: a workspace opened only for its run record
+    or its event log)."""
+
+    def __init__(self, root: Path, layout: Layout = Layout()) -> None:
         self.root = Path(root).expanduser().resolve()
-        # Each dashboard as the runtime last wrote it or read it into the context: a file that no
+        self.layout = layout
+        # Each state file as the runtime last wrote it or read it into the context: a file that no
         # longer matches was edited from outside (a person steering the run).
         self._seen: dict[str, Version] = {}
-        # Each dashboard as the runtime itself last wrote it (also across processes: .runtime/):
+        # Each state file as the runtime itself last wrote it (also across processes: .runtime/):
         # replacing any other version keeps that version in .trash/.
         self._own: dict[str, Version] | None = None
         self._settled: dict[str, Key | None] = {}  # the key of the last version read settled
-        # Who is still writing a dashboard (agent_runtime/engine/writers), watched from the first
-        # dashboard read or write; `on_stuck_writer(file, seconds)` hears of a wait that reached
+        # Who is still writing a state file (agent_runtime/engine/writers), watched from the first
+        # state read or write; `on_stuck_writer(file, seconds)` hears of a wait that reached
         # `writer_wait_limit` (the run logs it).
         self._writers: Writers | None = None
         self.writer_wait_limit = WAIT_LIMIT
         self.on_stuck_writer: Callable[[str, float], None] | None = None
 
     # -- locations ---------------------------------------------------------------------------
-    @property
-    def overall_dashboard(self) -> Path:
-        return self.root / OVERALL_DASHBOARD
-
-    @property
-    def current_dashboard(self) -> Path:
-        return self.root / CURRENT_DASHBOARD
-
     @property
     def runtime_dir(self) -> Path:
         return self.root / RUNTIME
@@ -313,7 +281,12 @@ class Workspace:
 
     # -- life cycle --------------------------------------------------------------------------
     def exists(self) -> bool:
-        return self.overall_dashboard.is_file() or self.run_file.is_file()
+        """True when the folder holds a run: its record, or one of its state files."""
+        return self.run_file.is_file() or any((self.root / name).is_file() for name in self.layout.state_files)
+
+    def _skeleton(self) -> set[str]:
+        """The folders a creation makes before anything else (empty if it was killed then)."""
+        return {*self.layout.folders, RUNTIME, OBSERVATIONS}
 
     def holds_nothing(self) -> bool:
         """True when the folder is absent, empty, or holds only what a creation killed before its
@@ -322,9 +295,10 @@ class Workspace:
             return True
         if not self.root.is_dir():
             return False
+        skeleton = self._skeleton()
         for folder, dirs, files in os.walk(self.root):
             relative = Path(folder).relative_to(self.root).as_posix()
-            if relative != "." and relative not in _SKELETON:
+            if relative != "." and relative not in skeleton:
                 return False
             if any(not is_temp_name(name) and not (relative == RUNTIME and name == LOCK) for name in files):
                 return False
@@ -360,16 +334,18 @@ class Workspace:
                         removed.append(path.relative_to(self.root).as_posix())
         return removed
 
-    def create(self, title: str, purpose: str | None, language: str | None = None) -> None:
-        """Lay out a new workspace from `workspace_template/` (never overwrites a file)."""
+    def lay_out(self, state_texts: Mapping[str, str]) -> None:
+        """Make a new workspace: the layout's folders, and each state file with its first text
+        (`state_texts`: the domain's templates). Never overwrites a file: on a resume it only
+        writes what a killed creation had not written yet."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            for folder in (NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"):
+            for folder in (*self.layout.folders, RUNTIME, OBSERVATIONS):
                 (self.root / folder).mkdir(exist_ok=True)
-            for name in DASHBOARDS:
+            for name in self.layout.state_files:
                 target = self.root / name
                 if not target.exists():
-                    atomic_write_text(target, template_text(name, title, purpose, language))
+                    atomic_write_text(target, state_texts[name])
                     self._remember_own(name, Version(file_key(target), _digest(_read(target))))
         except OSError as exc:
             failing_disk = storage_error(exc, self.root)
@@ -377,22 +353,18 @@ class Workspace:
                 str(failing_disk or f"cannot create the workspace {self.root}: {exc.strerror or exc}")
             ) from None
 
-    def is_untouched(self, name: str, title: str, purpose: str | None, language: str | None = None) -> bool:
-        """True while a dashboard is still the template it was created from."""
-        return self.read_text(name) == template_text(name, title, purpose, language)
-
     def ensure_layout(self) -> None:
         """Recreate the folders a resumed workspace may have lost (a person may delete them)."""
         try:
-            for folder in (NOTEBOOK, SOURCES, RUNTIME, f"{RUNTIME}/observations"):
+            for folder in (*self.layout.folders, RUNTIME, OBSERVATIONS):
                 (self.root / folder).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise WorkspaceError(f"cannot use the workspace {self.root}: {exc.strerror or exc}") from None
 
-    # -- dashboards --------------------------------------------------------------------------
+    # -- state files -------------------------------------------------------------------------
     def read_text(self, name: str) -> str:
-        """A file's text ("" when missing); a dashboard's once it has stopped changing."""
-        if name in DASHBOARDS:
+        """A file's text ("" when missing); a state file's once it has stopped changing."""
+        if name in self.layout.state_files:
             return self._settled_text(name)[0]
         return _read(self.root / name)
 
@@ -429,16 +401,16 @@ class Workspace:
             self._writers.close()
             self._writers = None
 
-    def read_dashboard(self, name: str) -> str:
-        """A dashboard's text as it goes into the context (once it has stopped changing: a person
-        may be saving it); remembered, so an edit made after it is noticed (`edited_dashboards`)
-        and an update is refused until the edit was shown (`write_dashboard(unless_edited=True)`)."""
+    def read_state(self, name: str) -> str:
+        """A state file's text as it goes into the context (once it has stopped changing: a person
+        may be saving it); remembered, so an edit made after it is noticed (`edited_state_files`)
+        and an update is refused until the edit was shown (`write_state(unless_edited=True)`)."""
         text, key = self._settled_text(name)
         self._seen[name] = Version(key, _digest(text))
         return text
 
     def edited_since_read(self, name: str) -> bool:
-        """True when the dashboard's text changed since the runtime last wrote or read it."""
+        """True when the state file's text changed since the runtime last wrote or read it."""
         seen = self._seen.get(name)
         if seen is None or file_key(self.root / name) == seen.key:
             return False
@@ -448,27 +420,27 @@ class Workspace:
         self._seen[name] = Version(key, seen.digest)  # saved again unchanged (or touched)
         return False
 
-    def edited_dashboards(self) -> list[str]:
-        """The dashboards whose file changed since the runtime last wrote or read it."""
-        return [name for name in DASHBOARDS if self.edited_since_read(name)]
+    def edited_state_files(self) -> list[str]:
+        """The state files that changed since the runtime last wrote or read them."""
+        return [name for name in self.layout.state_files if self.edited_since_read(name)]
 
-    def write_dashboard(
+    def write_state(
         self, name: str, content: str, *, unless_edited: bool = False, based_on: str | None = None
     ) -> Replaced:
-        """Replace a dashboard with `content` (a final newline added), atomically.
+        """Replace a state file with `content` (a final newline added), atomically.
 
-        First it waits until no one is writing the dashboard (a person mid-save; at most
+        First it waits until no one is writing the file (a person mid-save; at most
         `writer_wait_limit`, then it goes on and `on_stuck_writer` hears of it). With `unless_edited`,
         nothing is written when the file changed since the runtime last read it into the context or
-        wrote it (DashboardEditedError with the text now on disk): a person edited it, and the update
+        wrote it (StateEditedError with the text now on disk): a person edited it, and the update
         was made without their edit. Whatever version is replaced, unless the runtime wrote it
         itself, is kept in .trash/ (a person's edit, merged or not): the new file is written there,
-        then swapped with the dashboard in one step, so even an editor still writing the old file
+        then swapped with the state file in one step, so even an editor still writing the old file
         finishes writing into the trash. When that version is one the model never saw (neither the
         one last shown to it nor `based_on`, the text the content was made from), its text, read
         once its writer closed it, comes back as `unseen_text`: the caller tells the model."""
-        if name not in DASHBOARDS:
-            raise ValueError(f"not a dashboard: {name}")
+        if name not in self.layout.state_files:
+            raise ValueError(f"not a state file: {name}")
         text = content if content.endswith("\n") else content + "\n"
         path = self.root / name
         self._wait_for_writers(name)
@@ -499,7 +471,7 @@ class Workspace:
         return Replaced(kept=self.relative(replaced), unseen_text=unseen)
 
     def _wait_for_writers(self, name: str) -> None:
-        """Wait until no one is writing the dashboard: never replace a save half made."""
+        """Wait until no one is writing the state file: never replace a save half made."""
         path, writers = self.root / name, self.writers()
         versions = (self._seen.get(name), self._own_versions().get(name))
         known = {v.key for v in versions if v is not None} | {self._settled.get(name)}
@@ -507,14 +479,14 @@ class Workspace:
             writers.wait(path, time.monotonic() + self.writer_wait_limit)
 
     def _unchanged(self, name: str) -> Key | None:
-        """The key of the dashboard on disk; DashboardEditedError if its text is not the one seen."""
+        """The key of the state file on disk; StateEditedError if its text is not the one seen."""
         seen = self._seen.get(name)
         key = file_key(self.root / name)
         if seen is None or key == seen.key:
             return key
         text, key = self._settled_text(name)
         if _digest(text) != seen.digest:
-            raise DashboardEditedError(name, text)
+            raise StateEditedError(name, text)
         self._seen[name] = Version(key, seen.digest)
         return key
 
@@ -527,7 +499,7 @@ class Workspace:
         try:
             try:
                 swapped = exchange_files(staged, path)
-            except FileNotFoundError:  # no dashboard (a person deleted it): nothing to keep
+            except FileNotFoundError:  # no state file (a person deleted it): nothing to keep
                 os.replace(staged, path)
                 fsync_directory(self.root)
                 return None, None
@@ -609,10 +581,10 @@ class Workspace:
         if self._own is None:
             self._own = {}
             try:
-                stored = json.loads((self.runtime_dir / OWN_VERSIONS).read_text("utf-8"))
+                stored = json.loads((self.runtime_dir / self.layout.versions_record).read_text("utf-8"))
             except (OSError, ValueError):
                 stored = {}
-            for name in DASHBOARDS:
+            for name in self.layout.state_files:
                 entry = stored.get(name) if isinstance(stored, dict) else None
                 if (
                     isinstance(entry, dict)
@@ -631,22 +603,5 @@ class Workspace:
         record = {n: {"key": list(v.key) if v.key else None, "digest": v.digest} for n, v in own.items()}
         self.runtime_dir.mkdir(parents=True, exist_ok=True)
         # A lost record only makes the runtime keep one of its own versions in the trash.
-        atomic_write_text(self.runtime_dir / OWN_VERSIONS, json.dumps(record, indent=1), durable=False)
-
-    def title_from_dashboard(self) -> tuple[str, str | None]:
-        """Title and purpose recovered from the overall dashboard (for a resume without run.json)."""
-        text = self.read_text(OVERALL_DASHBOARD)
-        heading = re.search(r"^#\s+(.+?)\s*$", text, re.MULTILINE)
-        if not heading:
-            raise WorkspaceError(
-                f"cannot resume {self.root}: no run metadata and no '# Title' heading in {OVERALL_DASHBOARD}"
-            )
-        named = "|".join(re.escape(words["purpose"]) for words in DASHBOARD_WORDS.values())
-        purpose = re.search(rf"^\*\*(?:{named}):\*\*\s*(.+?)\s*$", text, re.MULTILINE)
-        return heading.group(1), purpose.group(1) if purpose else None
-
-    def notebook_files(self) -> list[str]:
-        notebook = self.root / NOTEBOOK
-        if not notebook.is_dir():
-            return []
-        return sorted(p.relative_to(self.root).as_posix() for p in notebook.rglob("*") if p.is_file())
+        record_file = self.runtime_dir / self.layout.versions_record
+        atomic_write_text(record_file, json.dumps(record, indent=1), durable=False)

@@ -13,12 +13,12 @@ from actions.file_operation import ANSWER_LIMIT, file_operation
 from actions.files import file_actions
 from agent_runtime.app.researcher import Researcher, RunResult
 from agent_runtime.config import load_settings
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import ActionSet
 from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, ScriptedModel, call, reply
 
 FILE_AGENT = "You are the File agent"
@@ -267,7 +267,7 @@ async def test_an_empty_description_is_refused(tmp_path: Path) -> None:
 
 
 async def test_the_file_agent_continues_the_runs_clock_without_counting_it_twice(tmp_path: Path) -> None:
-    workspace = Workspace(tmp_path / "ws")
+    workspace = ResearchWorkspace(tmp_path / "ws")
     workspace.create("Test research", None)
     meta = RunMeta(title="Test research")
     meta.totals.elapsed_seconds = 100.0  # spent by earlier sessions of the run

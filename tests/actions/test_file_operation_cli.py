@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config import load_settings
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import RunMeta, save_meta
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, call, reply
 from tests.conftest import cli_env, run_cli, snapshot_outside
 
@@ -178,7 +178,7 @@ def test_file_operations_through_the_real_cli(tmp_path: Path, endpoint: Any) -> 
     ws = tmp_path / "ws"
     # A workspace made as `run` makes it, then filled with hostile files before the run resumes in it
     # (`run` itself takes only a new or empty folder).
-    Workspace(ws).create("T", None)
+    ResearchWorkspace(ws).create("T", None)
     save_meta(ws / ".runtime" / "run.json", RunMeta(title="T", settings=load_settings({}, env={}).stored()))
     (ws / "Notebook/big.txt").write_text(BIG)
     (ws / "Notebook/old.md").write_text("an old draft\n")

@@ -16,8 +16,9 @@ from typing import Any
 
 from agent_runtime.app.batch.task_file import RESULT_FILES, Task
 from agent_runtime.app.run_state import citation_figures, lock_state
+from agent_runtime.domain.layout import REPORT
 from agent_runtime.engine.run_record import RunMeta, load_meta
-from agent_runtime.engine.workspace import REPORT, Workspace
+from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import WorkspaceError
 from sandbox import atomic_write_text
 

@@ -24,7 +24,7 @@ from agent_runtime.app.background_runs import environment, launch, resume_argume
 from agent_runtime.app.batch.results import read_row, workspace_meta
 from agent_runtime.app.batch.task_file import Task
 from agent_runtime.app.run_state import lock_state
-from agent_runtime.engine.workspace import Workspace
+from agent_runtime.domain.layout import ResearchWorkspace
 
 Plan = Literal["skip", "start", "resume", "wait", "refuse"]
 _IN_USE = "is in use by a run still working"  # RunLock's message: another process took the lock first
@@ -46,7 +46,7 @@ class RunSpec:
 def plan(task: Task, out: Path) -> tuple[Plan, str | None]:
     """What to do with the task now, from its workspace's files; a reason with "refuse"."""
     root = out / task.id
-    space = Workspace(root)
+    space = ResearchWorkspace(root)
     if lock_state(root).held:
         return "wait", None
     if space.holds_nothing():

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime import language
-from agent_runtime.engine.workspace import title_slug
+from agent_runtime.domain.layout import title_slug
 from agent_runtime.errors import DeepResearcherError
 
 RESULT_FILES = ("results.jsonl", "results.csv")

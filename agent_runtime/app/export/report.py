@@ -27,10 +27,11 @@ from typing import Any
 
 import agent_runtime.language as lang
 from agent_runtime.app.wording import not_a_workspace
+from agent_runtime.domain.layout import CITATIONS_FILE, REPORT, ResearchWorkspace
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.replies import repair_surrogates
 from agent_runtime.engine.run_record import RunMeta
-from agent_runtime.engine.workspace import CITATIONS_FILE, REPORT, RUNTIME, Workspace
+from agent_runtime.engine.workspace import RUNTIME
 from agent_runtime.errors import ExportError, PathEscapeError, SandboxError
 from sandbox.paths import PathPolicy
 
@@ -53,7 +54,7 @@ class Report:
 
 def load_report(workspace: Path) -> Report:
     root = workspace.expanduser()
-    if not root.is_dir() or not Workspace(root).exists():
+    if not root.is_dir() or not ResearchWorkspace(root).exists():
         raise ExportError(not_a_workspace(root))
     meta = _meta(root)
     data = read_workspace_file(root, REPORT)

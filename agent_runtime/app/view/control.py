@@ -46,9 +46,10 @@ from agent_runtime.app.background_runs import (
 )
 from agent_runtime.app.run_state import holds_lock_file, lock_state, utf8
 from agent_runtime.app.view.events import EventTail
+from agent_runtime.domain.layout import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS, ResearchWorkspace, title_slug
 from agent_runtime.engine.commands import command
 from agent_runtime.engine.run_record import load_meta
-from agent_runtime.engine.workspace import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS, RUNTIME, Workspace, title_slug
+from agent_runtime.engine.workspace import RUNTIME, Workspace
 from agent_runtime.errors import DeepResearcherError, WorkspaceError
 
 RESUME_LOG = "view-resume.log"
@@ -283,7 +284,7 @@ def _claim(root: Path, wanted: NewRun) -> tuple[Path, bool]:
                     f"{wanted.folder} is a symbolic link; a new run needs a real folder inside the served "
                     "folder: choose another name"
                 )
-        space = Workspace(path)
+        space = ResearchWorkspace(path)
         if space.exists() or lock_state(path).held:
             raise WorkspaceError(
                 f"{wanted.folder} already holds a research run; open it in the list to resume it, or choose "
@@ -330,7 +331,7 @@ def start_run(root: Path, wanted: NewRun, defaults: RunDefaults) -> tuple[str, i
         finally:
             os.close(log)
         failed = _wait_for_start(process, EventTail(Workspace(path).events_file))
-        if failed is not None and made and Workspace(path).holds_nothing():
+        if failed is not None and made and ResearchWorkspace(path).holds_nothing():
             # Taken back: a failed start leaves no empty workspace in the list (its log stays).
             shutil.rmtree(path, ignore_errors=True)
     if failed is not None:

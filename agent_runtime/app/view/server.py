@@ -55,7 +55,7 @@ from agent_runtime.app.view.workspaces import (
     summary,
 )
 from agent_runtime.app.view.workspaces import citations as report_citations
-from agent_runtime.engine.workspace import DASHBOARDS, NOTEBOOK, REPORT
+from agent_runtime.domain.layout import DASHBOARDS, NOTEBOOK, REPORT
 from agent_runtime.errors import (
     ConfigError,
     DeepResearcherError,

@@ -26,6 +26,15 @@ from typing import Any
 from agent_runtime.app.export.report import Citation, load_citations
 from agent_runtime.app.markdown_html import reference_addresses
 from agent_runtime.app.run_state import LockState, citation_figures, lock_state, unverified_note, utf8
+from agent_runtime.domain.layout import (
+    CITATIONS_FILE,
+    CURRENT_DASHBOARD,
+    DASHBOARDS,
+    NOTEBOOK,
+    OVERALL_DASHBOARD,
+    REPORT,
+    SOURCES,
+)
 from agent_runtime.domain.sources.front_matter import split_front_matter
 from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE, read_records
 from agent_runtime.domain.sources.records import SourceRecord
@@ -33,17 +42,7 @@ from agent_runtime.domain.sources.snapshots import SNAPSHOT_NAME
 from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import RunMeta, duration, load_meta
-from agent_runtime.engine.workspace import (
-    CITATIONS_FILE,
-    CURRENT_DASHBOARD,
-    DASHBOARDS,
-    NOTEBOOK,
-    OVERALL_DASHBOARD,
-    REPORT,
-    RUNTIME,
-    SOURCES,
-    Workspace,
-)
+from agent_runtime.engine.workspace import RUNTIME, Workspace
 from agent_runtime.errors import (
     ExportError,
     PathEscapeError,

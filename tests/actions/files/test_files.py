@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from actions.files import file_actions, search
 from agent_runtime.config import load_settings
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import ActionSet, Observation
 from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import ScriptedModel, reply
 from sandbox.paths import PathPolicy
 from tests.conftest import snapshot_outside
@@ -35,7 +35,7 @@ SECRET = "outside secret: the password is swordfish\n"
 @pytest.fixture
 def base(tmp_path: Path) -> Path:
     """base/ws is the workspace; base/outside, base/ws2 and base/ws-old must never change."""
-    workspace = Workspace(tmp_path / "ws")
+    workspace = ResearchWorkspace(tmp_path / "ws")
     workspace.create("Test research", None)
     ws = workspace.root
     (ws / "Notebook" / "ch1.md").write_text("# Chapter 1\n\nAlpha beta.\nGamma delta.\n")
@@ -56,7 +56,7 @@ def base(tmp_path: Path) -> Path:
 
 
 def make_context(root: Path, **overrides: Any) -> ActionContext:
-    workspace = Workspace(root)
+    workspace = ResearchWorkspace(root)
     return ActionContext(
         workspace,
         load_settings(overrides, env={}),

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.context import ActionContext
-from agent_runtime.engine.workspace import Workspace
 from tests.actions.files.test_files import fails, make_context, ok, run
 
 NAME = "附录 lǜsè.md"
@@ -25,7 +25,7 @@ TEXT = "# 附录\n\nGreen (lǜsè) is the colour.\nSecond line.\n"
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    workspace = Workspace(tmp_path / "ws")
+    workspace = ResearchWorkspace(tmp_path / "ws")
     workspace.create("Test research", None)
     return workspace.root.resolve()
 

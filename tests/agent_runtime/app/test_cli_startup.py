@@ -60,9 +60,9 @@ def test_help_version_and_usage_errors_import_nothing_heavy(args: list[str], tmp
 
 
 def test_inspect_imports_nothing_heavy_and_still_shows_the_run(tmp_path: Path) -> None:
-    from agent_runtime.engine.workspace import Workspace
+    from agent_runtime.domain.layout import ResearchWorkspace
 
-    Workspace(tmp_path / "ws").create("Solid-state batteries", "a memo")
+    ResearchWorkspace(tmp_path / "ws").create("Solid-state batteries", "a memo")
     code, modules, out = imported_by(["inspect", str(tmp_path / "ws")], tmp_path)
     assert code == 0
     assert "# Solid-state batteries" in out

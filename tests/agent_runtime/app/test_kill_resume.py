@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from agent_runtime.app.researcher import resume_note
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_record import EventLog, RunMeta, read_events
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.actions.test_research_task import old_unfinished_research_note
 from tests.conftest import cli_env, run_cli, write_cited_report
@@ -218,7 +218,7 @@ def test_interrupt_stops_resumably_with_exit_130(
 # ----------------------------------------------------------------- the resume note from a long log
 
 
-def old_resume_note(workspace: Workspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
+def old_resume_note(workspace: ResearchWorkspace, meta: RunMeta, prompts: Prompts, last: int = 5) -> str:
     """The reference: `resume_note` as it was, with the whole log in memory."""
     events = list(read_events(workspace.events_file))
     actions = [e for e in events if e.get("event") == "action" and e.get("agent") == "main"]
@@ -288,7 +288,7 @@ def test_the_resume_note_read_as_a_stream_is_the_note_read_from_the_whole_log(tm
     rng = random.Random(7)
     tasks_told = 0
     for case in range(40):
-        ws = Workspace(tmp_path / f"ws{case}")
+        ws = ResearchWorkspace(tmp_path / f"ws{case}")
         ws.create("T", None)
         (ws.root / "Notebook" / "notes").mkdir()
         (ws.root / "Notebook" / "notes" / "a.md").write_text("# A\n\n## Costs\nCells fell 14% [S1][S3].\n")
@@ -307,7 +307,7 @@ def test_the_resume_note_read_as_a_stream_is_the_note_read_from_the_whole_log(tm
 def test_the_resume_note_does_not_hold_the_log_in_memory(tmp_path: Path) -> None:
     """A log of many MB: the note's peak of Python memory stays a small fraction of it (the whole
     log in memory took several times its size)."""
-    ws = Workspace(tmp_path / "ws")
+    ws = ResearchWorkspace(tmp_path / "ws")
     ws.create("T", None)
     observation = "Pack prices reached 115 dollars per kWh. " * 50  # ~2 KB a line
     with ws.events_file.open("w", encoding="utf-8") as handle:

@@ -138,11 +138,11 @@ def test_a_dash_title_starts_and_a_folder_named_agent_runtime_is_not_imported(
 def test_a_run_another_process_works_in_is_running_never_resumed_twice(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
+    from agent_runtime.domain.layout import ResearchWorkspace
     from agent_runtime.engine.run_record import RunMeta, save_meta
-    from agent_runtime.engine.workspace import Workspace
 
     folder = tmp_path / "research"
-    space = Workspace(folder / "wind-power")
+    space = ResearchWorkspace(folder / "wind-power")
     space.create("Wind power", None)
     save_meta(space.run_file, RunMeta(title="Wind power", status="running"))
     runs = _runs(folder, monkeypatch)
@@ -173,13 +173,13 @@ def test_two_titles_of_one_slug_started_at_once_get_two_workspaces(tmp_path: Pat
 
 
 def test_a_report_path_outside_the_workspace_is_never_read(tmp_path: Path, monkeypatch: Any) -> None:
+    from agent_runtime.domain.layout import ResearchWorkspace
     from agent_runtime.engine.run_record import RunMeta, save_meta
-    from agent_runtime.engine.workspace import Workspace
 
     folder = tmp_path / "research"
     (folder / "secret.txt").parent.mkdir(parents=True)
     (folder / "secret.txt").write_text("the neighbour's secret")
-    space = Workspace(folder / "tampered")
+    space = ResearchWorkspace(folder / "tampered")
     space.create("Tampered", None)
     save_meta(space.run_file, RunMeta(title="Tampered", status="finished", report_path="../secret.txt"))
     runs = _runs(folder, monkeypatch)

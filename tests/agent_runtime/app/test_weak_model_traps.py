@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from actions.files import COMPACT_LEAVES_OUT
+from agent_runtime.domain.layout import template_text
 from agent_runtime.engine.tokens import TokenEstimator
-from agent_runtime.engine.workspace import template_text
 from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.conftest import cli_env, run_cli, write_cited_report

@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_runtime.config import Settings
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.domain.sources import journal as journal_module
 from agent_runtime.domain.sources import ledger as ledger_module
 from agent_runtime.domain.sources.front_matter import (
@@ -36,7 +37,6 @@ from agent_runtime.domain.sources.urls import canonical_url
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import StorageError, WorkspaceError
 from agent_runtime.testing import ScriptedModel, reply
 
@@ -259,7 +259,7 @@ def test_front_matter_round_trip() -> None:
 
 
 async def test_ledger_for_keeps_one_ledger_per_run_loaded_from_the_workspace(tmp_path: Path) -> None:
-    workspace = Workspace(tmp_path / "ws")
+    workspace = ResearchWorkspace(tmp_path / "ws")
     workspace.create("T", None)
     Ledger.load(workspace.root / "sources").register("https://example.com/earlier", "Earlier run")
 

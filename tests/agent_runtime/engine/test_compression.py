@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.researcher import Researcher
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine import context_guard
 from agent_runtime.engine.context_guard import ContextGuard
 from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.model import build_model
 from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
 from tests.agent_runtime.helpers import events, finish_with_report, is_summary_request, read_fixture, settings
 
@@ -230,7 +230,7 @@ def test_fit_cuts_the_same_request_as_before_estimating_each_message_once(tmp_pa
     """The last resort keeps a running estimate instead of estimating the whole request at every
     cut: the request it returns is the one the old way returned, byte for byte."""
     rng = random.Random(11)
-    workspace = Workspace(tmp_path)
+    workspace = ResearchWorkspace(tmp_path)
     outcomes = {"fits": 0, "cut": 0, "cannot fit": 0}
     for case in range(200):
         history = random_history(rng, rng.choice([0, 1, 3, 10, 30, 60]))
@@ -272,7 +272,7 @@ def test_fit_estimates_each_message_once_and_each_cut_once(tmp_path: Path, monke
         soft=0.6,
         hard=1.0,
         estimator=estimator,
-        workspace=Workspace(tmp_path),
+        workspace=ResearchWorkspace(tmp_path),
     )
     fitted = guard.fit(history, [])
     cuts = sum("characters cut to fit the context window" in str(m["content"]) for m in fitted)

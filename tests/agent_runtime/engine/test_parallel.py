@@ -185,15 +185,15 @@ async def test_file_operations_on_different_files_run_together_each_with_its_own
 
 async def test_concurrent_appends_to_one_file_never_lose_a_line(tmp_path: Path) -> None:
     from actions.files import file_actions
+    from agent_runtime.domain.layout import ResearchWorkspace
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.engine.registry import ActionSet
     from agent_runtime.engine.run_record import EventLog, RunMeta
-    from agent_runtime.engine.workspace import Workspace
     from tests.agent_runtime.helpers import settings
 
     ws = tmp_path / "ws"
     (ws / "Notebook").mkdir(parents=True)
-    workspace = Workspace(ws)
+    workspace = ResearchWorkspace(ws)
     ctx = ActionContext(
         workspace, settings(), None, EventLog(tmp_path / "events.jsonl"), RunMeta(title="t"), Prompts(None)  # type: ignore[arg-type]
     )

@@ -90,7 +90,7 @@ async def test_a_summary_answered_with_a_tool_call_keeps_the_dashboard(tmp_path:
 
 def test_the_dashboard_title_may_go_but_not_its_sections() -> None:
     assert summary_problem(GOOD.replace("# Current dashboard\n\n", ""), DASHBOARD, "[S7]", ACTIONS) is None
-    assert summary_cap(8_000, 2_000, dashboard_tokens=1_000) == 1_378  # room for the dashboard it rewrites
+    assert summary_cap(8_000, 2_000, memory_tokens=1_000) == 1_378  # room for the dashboard it rewrites
 
 
 async def test_a_summary_cut_at_the_cap_is_rejected(tmp_path: Path, endpoint: Any) -> None:

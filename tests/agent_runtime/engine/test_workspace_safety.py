@@ -17,10 +17,10 @@ import pytest
 
 from actions.files.write import list_directory
 from agent_runtime.config import load_settings
+from agent_runtime.domain.layout import ResearchWorkspace, default_workspace
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_record import EventLog, RunMeta, load_meta, save_meta
-from agent_runtime.engine.workspace import Workspace, default_workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, ScriptedModel, call, reply
 from tests.agent_runtime.app.test_kill_resume import Gate, resume_env, script_for, start_cli
 from tests.conftest import cli_env, run_cli, write_cited_report
@@ -145,7 +145,7 @@ def file_agent_context(ws: Path) -> ActionContext:
     assert meta is not None
     model = ScriptedModel(lambda m, t: reply())
     events = EventLog(ws.parent / "test-events.jsonl")
-    return ActionContext(Workspace(ws), load_settings({}, env={}), model, events, meta, Prompts())
+    return ActionContext(ResearchWorkspace(ws), load_settings({}, env={}), model, events, meta, Prompts())
 
 
 # -- 10. a full disk --------------------------------------------------------------------------------
@@ -271,7 +271,7 @@ def test_default_workspace_names_are_readable_and_unique_in_any_script(tmp_path:
     )
     first = default_workspace("固态电池的产业化进展", tmp_path)
     assert first.name == "固态电池的产业化进展"
-    Workspace(first).create("固态电池的产业化进展", None)
+    ResearchWorkspace(first).create("固态电池的产业化进展", None)
     assert default_workspace("固态电池的产业化进展", tmp_path).name == "固态电池的产业化进展-2"
     assert default_workspace("Ελληνικά: μπαταρίες!", tmp_path).name == "ελληνικά-μπαταρίες"
     assert default_workspace("🔋⚡", tmp_path).name == "research"

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import sandbox.safe_write
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.run_record import EventLog
-from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import resume_run, start_run
 from tests.conftest import write_cited_report
@@ -101,7 +101,7 @@ async def one_failing_write(tmp_path: Path, disk: FailingDisk, monkeypatch: pyte
         assert "no space left on the disk (ENOSPC)" in str(exc), exc  # at all, or one resume finishes
         monkeypatch.undo()
         if not (ws / ".runtime" / "run.json").exists():
-            assert Workspace(ws).holds_nothing()
+            assert ResearchWorkspace(ws).holds_nothing()
             return
         resumed, _ = await resume_run(tmp_path, research(ws))
         assert resumed.status == "finished", resumed.reason

@@ -66,11 +66,11 @@ def test_the_task_language_overrides_the_batch_language(tmp_path: Path) -> None:
 
 
 def test_a_workspace_of_another_title_is_refused_not_reused(tmp_path: Path) -> None:
+    from agent_runtime.domain.layout import ResearchWorkspace
     from agent_runtime.engine.run_record import RunMeta, save_meta
-    from agent_runtime.engine.workspace import Workspace
 
     for status in ("finished", "stopped"):
-        space = Workspace(tmp_path / status)
+        space = ResearchWorkspace(tmp_path / status)
         space.create("Old title", None)
         save_meta(space.run_file, RunMeta(title="Old title", status=status))
         assert plan(Task(status, "Old title"), tmp_path)[0] == ("skip" if status == "finished" else "resume")

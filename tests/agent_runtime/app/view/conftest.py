@@ -17,10 +17,10 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
+from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.domain.sources.front_matter import render_front_matter
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import RunMeta, Totals, save_meta
-from agent_runtime.engine.workspace import Workspace
 
 TOKEN = "test-token-0123456789"
 PORT = 8765
@@ -32,7 +32,7 @@ EVIL = '<script>window.pwned = 1</script> and <img src="x" onerror="window.pwned
 def make_workspace(root: Path, title: str = "Solid-state batteries") -> Path:
     """A stopped run's workspace: dashboards, a note, two sources (one snapshot carries a script),
     a report with two citations and the audit's record of the first."""
-    space = Workspace(root)
+    space = ResearchWorkspace(root)
     space.create(title, "a memo")
     meta = RunMeta(title=title, purpose="a memo", status="stopped", stop_reason="max_steps: 5 of 5 steps used",
                    settings={"max_steps": 5, "model": "scripted"},
