@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_runtime.domain.citecheck.page import heading_of
 from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def excerpt(source_text: str, checks: list[CitationCheck]) -> str:
     lines = source_text.split("\n")  # counted as the lexical pass counts them (a form feed is no line)
     share = EXCERPT_CHARS // max(1, len(checks))  # each claim gets its part: none crowds out another
     keep: set[int] = set()
-    headings = [(number, len(m.group(1))) for number, line in enumerate(lines, 1) if (m := _HEADING.match(line))]
+    headings = [(number, len(m.group(1))) for number, line in enumerate(lines, 1) if (m := heading_of(line))]
     for check in checks:
         first, last = check.lines
         if not first:
@@ -67,9 +68,6 @@ def excerpt(source_text: str, checks: list[CitationCheck]) -> str:
         parts.append(lines[number - 1][: max(share, 2_000)])
         previous = number
     return "\n".join(parts).strip() or source_text[:EXCERPT_CHARS]
-
-
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})[ \t]+\S")
 
 
 def _heading_chain(headings: list[tuple[int, int]], line: int) -> set[int]:

@@ -490,22 +490,19 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
 
 def _claim_opening(claim: str) -> Sentence:
     """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…")."""
-    if tx.is_chinese(claim):
-        return _sentence_of(claim[:8])
-    return _sentence_of(" ".join(claim.split()[:4]))
+    return _opening(claim, words=4, characters=8)
 
 
 def _subject_part(sentence: Sentence) -> Sentence:
     """The opening of a sentence, where its subject is named: a name further on ("…with Pierre
     Curie") is not whom the next sentence's "she" means."""
-    if tx.is_chinese(sentence.text):
-        return _sentence_of(sentence.text[:12])
-    return _sentence_of(" ".join(sentence.text.split()[:6]))
+    return _opening(sentence.text, words=6, characters=12)
 
 
 @lru_cache(maxsize=4096)
-def _sentence_of(text: str) -> Sentence:
-    return make_sentence(text)
+def _opening(text: str, *, words: int, characters: int) -> Sentence:
+    """The first words of a text (the first characters of a Chinese one), read as a sentence."""
+    return make_sentence(text[:characters] if tx.is_chinese(text) else " ".join(text.split()[:words]))
 
 
 def _called_short(name: str, claim: str, passage: str) -> bool:
@@ -540,13 +537,19 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     if _HAN.search(text) and any(m.end() <= refers.start() for m in _zh_places(text)):
         return False
     low = text.lower()
-    first_rival = min((low.find(n.lower()[:4]) for n in subjects if low.find(n.lower()[:4]) >= 0), default=len(text))
+    found = (low.find(n.lower()[:4]) for n in subjects)  # a stem's first letters mark where its word is
+    first_rival = min((at for at in found if at >= 0), default=len(text))
     return refers.start() < first_rival
+
+
+def _latin_names(sentences: list[Sentence], claimed: list[str]) -> set[str]:
+    """The capitalised names of sentences that the claim does not give (as stems)."""
+    return set().union(*(s.names for s in sentences)) - {tx.stem(n) for n in claimed if n.isascii()}
 
 
 def _own_names(passage: list[Sentence], claimed: list[str]) -> set[str]:
     """Names the passage gives that the claim does not."""
-    own = set().union(*(s.names for s in passage)) - {tx.stem(n) for n in claimed if n.isascii()}
+    own = _latin_names(passage, claimed)
     text = " ".join(s.text for s in passage)
     if tx.is_chinese(text):
         own |= {n for n in tx.zh_names(text) if n not in claimed and not any(tx.zh_same_person(n, c) for c in claimed)}
@@ -558,7 +561,7 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
     of each of its sentences ("Rovers had defender Sam Oduya…", not "…from the church of San
     Telmo"), a bare sentence opener left out (it may be an ordinary word: "Entries and exits…")."""
     openings = [_subject_part(s) for s in passage]
-    own = set().union(*(o.names for o in openings)) - {tx.stem(n) for n in claimed if n.isascii()}
+    own = _latin_names(openings, claimed)
     for sentence in passage:
         kin = _KIN.match(sentence.text)
         if kin:  # "His father ran…", "其父…": someone else than the one the context names

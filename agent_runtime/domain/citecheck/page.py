@@ -134,14 +134,22 @@ def _table_row(raw: str, header: list[str]) -> tuple[str, list[str]]:
     return "; ".join(f"{h.lower()} {c}".strip() for h, c in zip(header, cells, strict=False) if c), header
 
 
+def heading_of(line: str) -> re.Match[str] | None:
+    """A Markdown heading line (# … ######), its level and text as groups 1 and 2; None for text,
+    also for a line that starts with "#" but is no heading: one longer than any heading, or one
+    that holds a sentence and more ("# Title …the text of a search snippet on one line")."""
+    heading = _HEADING.match(line.rstrip("\r\n"))
+    if heading and (len(heading.group(2)) > _HEADING_CHARS or _SENTENCE_INSIDE.search(heading.group(2))):
+        return None
+    return heading
+
+
 def _blocks(text: str) -> list[tuple[int, int, re.Match[str] | None]]:
     """The source cut at its heading lines: (start, end, the heading's match or None for text)."""
     out: list[tuple[int, int, re.Match[str] | None]] = []
     start = position = 0
     for line in text.splitlines(keepends=True):
-        heading = _HEADING.match(line.rstrip("\r\n"))
-        if heading and (len(heading.group(2)) > _HEADING_CHARS or _SENTENCE_INSIDE.search(heading.group(2))):
-            heading = None  # "# Title …the text of a search snippet on one line": text, not a heading
+        heading = heading_of(line)
         if heading:
             if position > start:
                 out.append((start, position, None))
