@@ -1,8 +1,8 @@
 """`deep-researcher view [FOLDER] [--port N]`: the live web view, a Starlette app served by uvicorn on
 127.0.0.1 behind a token (see security.py).
 
-The page (static/: one HTML file, two scripts and a style sheet, nothing from the internet) asks this
-JSON API for what it shows; every text a run or a web page wrote comes back as HTML rendered here by
+The page (static/: one HTML file, its scripts (an ES module per view) and a style sheet, nothing from
+the internet) asks this JSON API for what it shows; every text a run or a web page wrote comes back as HTML rendered here by
 the shared safe renderer (agent_runtime.app.markdown_html: raw HTML off), or as JSON the page puts in
 the DOM as text. Workspaces are named by `?ws=` (a folder name under FOLDER, or "." for FOLDER
 itself), files by workspace-relative paths; both are checked in workspaces.py. A request's headers
@@ -69,8 +69,14 @@ from sandbox.redaction import print_unmasked
 
 STATIC = {
     "i18n.js": "text/javascript",
-    "app.js": "text/javascript",
     "timeline.js": "text/javascript",
+    # ES modules, one per view of the page; app.js routes between them.
+    "shared.js": "text/javascript",
+    "runs-list.js": "text/javascript",
+    "run-page.js": "text/javascript",
+    "popover.js": "text/javascript",
+    "new-run.js": "text/javascript",
+    "app.js": "text/javascript",
     "style.css": "text/css",
     "favicon.svg": "image/svg+xml",
 }

@@ -4,13 +4,14 @@ safe rendering of what runs and web pages wrote."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
 from agent_runtime.app.view.security import CSP
-from agent_runtime.app.view.server import create_app
+from agent_runtime.app.view.server import STATIC, create_app
 from agent_runtime.app.view.workspaces import Folder
 from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN
 
@@ -31,7 +32,8 @@ def test_the_token_is_never_put_in_a_cookie_nor_in_the_page(client: TestClient) 
     """Browsers share 127.0.0.1's cookies among all its ports: a cookie would hand the token to
     every other local server the browser visits. The page takes it from the printed URL instead
     and keeps it in its tab (sessionStorage, which is per port)."""
-    for path in ("/", f"/?token={TOKEN}", "/static/app.js", "/static/timeline.js", "/static/style.css"):
+    scripts = [f"/static/{name}" for name in STATIC if name.endswith(".js")]
+    for path in ("/", f"/?token={TOKEN}", *scripts, "/static/style.css"):
         answer = client.get(path, follow_redirects=False)
         assert answer.status_code == 200, path
         assert "set-cookie" not in answer.headers and TOKEN not in answer.text, path
@@ -49,7 +51,7 @@ def test_every_response_carries_a_csp_without_inline_scripts(client: TestClient)
         assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
     assert "script-src 'self';" in CSP and "unsafe-inline" not in CSP
     page = client.get("/", headers=AUTH).text
-    assert "<script>" not in page and "onclick" not in page  # the one script is /static/app.js
+    assert "<script>" not in page and "onclick" not in page  # the scripts are files under /static/
 
 
 @pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1:9999", "localhost", "rebind.attacker.test"])
@@ -142,3 +144,19 @@ def test_a_served_workspace_answers_only_to_its_own_id_never_to_a_folder_inside_
             assert served.get("/api/summary", params={"ws": ws}, headers=AUTH).status_code == 404, ws
             assert served.post("/api/resume", params={"ws": ws}, headers=AUTH).status_code == 404, ws
         assert not (notebook / ".runtime" / "view-resume.log").exists()  # nothing was started
+
+
+def test_every_script_the_page_loads_or_a_module_imports_is_served(client: TestClient) -> None:
+    """The page's scripts are ES modules importing each other: a module missing from STATIC would be
+    refused (401) and the whole page would stay blank."""
+    page = client.get("/").text
+    wanted = set(re.findall(r'<script[^>]*src="/static/([^"]+)"', page))
+    seen: set[str] = set()
+    while wanted - seen:
+        name = sorted(wanted - seen)[0]
+        seen.add(name)
+        answer = client.get(f"/static/{name}")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/javascript"), name
+        wanted |= set(re.findall(r'^import [^;]* from "\./([^"]+)";', answer.text, re.M))
+    assert {"app.js", "shared.js", "runs-list.js", "run-page.js", "new-run.js"} <= seen
+    assert seen == {name for name in STATIC if name.endswith(".js")}  # nothing served that no page uses
