@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from actions.steering import after_plan
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
@@ -231,7 +232,7 @@ async def update_overall_dashboard(ctx: ActionContext, content: str) -> Observat
     Args:
         content: the complete new dashboard in Markdown; it replaces the old one entirely.
     """
-    return _replace(ctx, OVERALL_DASHBOARD, content)
+    return after_plan(ctx, _replace(ctx, OVERALL_DASHBOARD, content))
 
 
 @action

@@ -115,6 +115,12 @@ class Settings(BaseModel):
     # Claude Desktop, Cursor and VS Code use.
     mcp_config: Path | None = None
 
+    # Steering (docs/steering.md): `clarify` offers the main agent `ask_user` before the plan;
+    # `review_plan` pauses the run once its first plan is written. A paused run waits for a person
+    # (status awaiting_answers / awaiting_review) and goes on with `resume`.
+    clarify: bool = False
+    review_plan: bool = False
+
     prompts: Path | None = None
     quiet: bool = False
     # The language of the notes, dashboards and report, and of the report's code-written parts

@@ -1,4 +1,4 @@
-"""`deep-researcher run | resume | inspect | check | view | export | audit | batch | mcp`.
+"""`deep-researcher run | resume | inspect | check | view | export | audit | batch | mcp | follow-up`.
 
 Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
 (resumable). Every failure a user can cause ends in one short message, never a traceback.
@@ -80,6 +80,60 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     _add_debug(parser)
 
 
+# -- steering (docs/steering.md) ---------------------------------------------------------------------
+def _add_steering_flags(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("--clarify", action="store_true", default=None, help="let the agent ask you 1-3 questions before its plan")
+    add("--review-plan", action="store_true", default=None, help="pause once the plan is written, for you to review it")
+
+
+def _refuse_steering_in_batch(args: argparse.Namespace) -> None:
+    given = [flag for flag, name in (("--clarify", "clarify"), ("--review-plan", "review_plan")) if getattr(args, name)]
+    if given:
+        raise SettingValueError(
+            f"batch takes no {' or '.join(given)}: a batch has no one to answer questions or review a plan; "
+            "start such a run with `deep-researcher run` (or refine each task's title and purpose in the task file)"
+        )
+
+
+def _terminal_asker() -> Any:
+    """Asks the questions of `ask_user` on this terminal (stdin and stderr are one): each answer is
+    a line, an empty one means "no preference"."""
+    from actions.steering import Asker
+
+    def ask(questions: list[str]) -> list[str]:
+        print("\nThe agent asks, before it plans (Enter alone: no preference):", file=sys.stderr)
+        answers = []
+        for number, question in enumerate(questions, 1):
+            print(f"  {number}. {question}", file=sys.stderr)
+            try:
+                answers.append(input("     > "))
+            except EOFError:  # the terminal closed: no answer to this and the rest
+                answers.append("")
+        return answers
+
+    return Asker(ask)
+
+
+def _print_waiting(result: RunResult) -> None:
+    """A paused run: what it waits for, and how to go on."""
+    from agent_runtime.domain.layout import OVERALL_DASHBOARD
+    from agent_runtime.domain.steering import load_steering, plan_sections
+
+    overall = result.workspace / OVERALL_DASHBOARD
+    if result.status == "awaiting_answers":
+        print("The agent asks, before it plans:", file=sys.stderr)
+        for number, question in enumerate(load_steering(result.workspace).questions, 1):
+            print(f"  {number}. {question}", file=sys.stderr)
+        print(f"Write your answers under each question in {overall}, then: {command('resume', result.workspace)}", file=sys.stderr)
+        return
+    print("The plan waits for your review (no search has run yet):", file=sys.stderr)
+    text = overall.read_text(encoding="utf-8", errors="replace") if overall.is_file() else ""
+    for heading, body in plan_sections(text):
+        print(f"\n{heading}\n{body}", file=sys.stderr)
+    print(f"\nEdit {overall} if you like, then: {command('resume', result.workspace)}", file=sys.stderr)
+
+
 def _add_debug(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
 
@@ -112,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("title", help="the research title")
     run.add_argument("--purpose", help="what the report is for, e.g. 'an investment memo'")
     run.add_argument("--workspace", type=Path, help="workspace folder (default: ./<title-slug>)")
+    _add_steering_flags(run)
     _add_run_flags(run)
     resume = commands.add_parser("resume", help="continue a stopped or interrupted run")
     resume.add_argument("workspace", type=Path)
@@ -161,7 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch-max-cost", type=float,
         help="total cost in US dollars across the batch: once reached, no new run starts",
     )  # fmt: skip
+    _add_steering_flags(batch)  # refused with the reason (a batch has no one to ask)
     _add_run_flags(batch)
+    follow = commands.add_parser(
+        "follow-up", help="new research that builds on a finished report (its sources keep their ids)"
+    )
+    follow.add_argument("earlier", type=Path, metavar="WORKSPACE", help="the finished run to build on")
+    follow.add_argument("question", help="the follow-up question")
+    follow.add_argument("--workspace", type=Path, help="the new workspace (default: WORKSPACE-follow-up)")
+    _add_steering_flags(follow)
+    _add_run_flags(follow)
     mcp = commands.add_parser(
         "mcp", help="serve the research as an MCP server over stdio (for Claude Desktop, Cursor, VS Code)"
     )
@@ -178,6 +242,7 @@ _SETTING_FLAGS = (
     "tool_mode", "search", "corpus", "file_model", "parallel", "prompts", "allow_private_urls", "quiet", "browser_path",
     "language",
     "verify_citations", "tool_choice", "offline", "mcp_config",
+    "clarify", "review_plan",
 )  # fmt: skip
 
 
@@ -201,6 +266,12 @@ def _build(args: argparse.Namespace) -> Researcher:
         check_mcp_config(settings)  # a usage error before the endpoint is tried
         check_endpoint_reachable(settings.base_url)
         return Researcher.start(args.title, purpose=args.purpose, workspace=args.workspace, settings=settings)
+    if args.command == "follow-up":
+        from agent_runtime.app.follow_up import follow_up
+
+        researcher = follow_up(args.earlier, args.question, workspace=args.workspace, flags=_flags(args), config_file=args.config)
+        check_endpoint_reachable(researcher.settings.base_url)
+        return researcher
     researcher = Researcher.resume(
         args.workspace, flags=_flags(args), config_file=args.config, new_settings=args.new_settings
     )
@@ -222,7 +293,10 @@ def _print_outcome(result: RunResult, priced: bool) -> None:
         from agent_runtime.domain.citecheck.figures import describe
 
         figures += "; " + describe(citations)
-    if result.status == "finished":
+    if result.status in ("awaiting_answers", "awaiting_review"):
+        print(f"Waiting: {figures}", file=sys.stderr)
+        _print_waiting(result)
+    elif result.status == "finished":
         unverified = citations.get("unverified", 0) if isinstance(citations, dict) else 0
         plural = "citation" if unverified == 1 else "citations"
         also = f", finished with {unverified} {plural} that could not be verified" if unverified else ""
@@ -367,6 +441,7 @@ def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int
     if args.command == "batch":
         from agent_runtime.app.batch import TaskFileError, batch_command
 
+        _refuse_steering_in_batch(args)
         try:
             return batch_command(
                 args.file, args.out, jobs=args.jobs, scheduler=args.scheduler,
@@ -393,6 +468,10 @@ def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int
     from agent_runtime.app.terminal_status import attach_live_view
 
     researcher = _build(args)
+    if researcher.settings.clarify and sys.stdin.isatty() and sys.stderr.isatty():
+        from actions.steering import Asker
+
+        researcher.ctx.services.provide(Asker, _terminal_asker(), close=False)
     if not researcher.settings.quiet:
         attach_live_view(researcher.events, researcher.settings, sys.stderr)
         print(f"Workspace: {researcher.workspace.root}", file=sys.stderr)

@@ -13,8 +13,9 @@ from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import COST_UNKNOWN, describe_cost, priced
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, ResearchWorkspace
 from agent_runtime.domain.research_task_log import research_tasks
+from agent_runtime.domain.steering import load_steering, parents, plan_sections
 from agent_runtime.engine.commands import resume_command
-from agent_runtime.engine.run_record import load_meta, read_events
+from agent_runtime.engine.run_record import WAITING_STATUSES, load_meta, read_events
 from agent_runtime.errors import WorkspaceError
 
 
@@ -33,6 +34,13 @@ def workspace_state(root: Path, last_events: int = 10) -> dict[str, Any]:
     state["overall_dashboard"] = space.read_text(OVERALL_DASHBOARD)
     state["current_dashboard"] = space.read_text(CURRENT_DASHBOARD)
     state["notebook"] = space.notebook_files()
+    steering = load_steering(space.root)
+    if state.get("status") in WAITING_STATUSES:
+        waiting_for = "answers" if state["status"] == "awaiting_answers" else "review"
+        state["waiting"] = {"for": waiting_for, "questions": steering.questions if waiting_for == "answers" else []}
+        if waiting_for == "review":
+            state["waiting"]["plan"] = [{"heading": h, "text": t} for h, t in plan_sections(state["overall_dashboard"])]
+    state["follows"] = [str(path) for path in parents(space.root)]
     last: deque[dict[str, Any]] = deque(maxlen=last_events)
     agents: list[dict[str, Any]] = []  # one pass over a log that may be long
     for event in read_events(space.events_file):
@@ -110,6 +118,14 @@ def inspect_workspace(root: Path, as_json: bool = False) -> int:
             )
     if state.get("report_path"):
         out.append(f"report:    {state['report_path']}")
+    for number, earlier in enumerate(state["follows"]):  # a follow-up: the runs it builds on, nearest first
+        out.append(f"{'follows:' if number == 0 else '':<10} {earlier}")
+    waiting = state.get("waiting")
+    if waiting:
+        out += ["", "## Waiting for your answers" if waiting["for"] == "answers" else "## Waiting for your review of the plan"]
+        out += [f"{n}. {q}" for n, q in enumerate(waiting["questions"], 1)]
+        for section in waiting.get("plan", []):
+            out += [f"### {section['heading']}", section["text"]]
     if state.get("status") not in ("finished", "running", None) and totals:
         limits = state.get("settings") or {}
         out.append(f"continue:  {resume_command(Path(state['workspace']), state.get('stop_reason'), limits)}")

@@ -1,8 +1,11 @@
 """`deep-researcher mcp`: the research as an MCP server over stdio, for Claude Desktop, Cursor or
 VS Code.
 
-Tools: `start_research(title, purpose?, language?)` starts a run and returns its workspace at once;
-`research_status(workspace)` tells how it goes; `read_report(workspace)` returns the report. Each run
+Tools: `start_research(title, purpose?, language?, clarify?, review_plan?)` starts a run and returns
+its workspace at once; `research_status(workspace)` tells how it goes (and what a paused run waits
+for); `answer_research(workspace, answers?, plan?)` answers a paused run and resumes it;
+`follow_up(workspace, question)` starts research building on a finished one; `read_report(workspace)`
+returns the report. Each run
 is a child process `deep-researcher run … -q` in the background of this server, with this
 process's environment (so the model settings the client put in the server's "env" — or a
 config file — hold), its output in FOLDER/.deep-researcher-mcp/<workspace>.log. A run's state is
@@ -30,10 +33,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agent_runtime.app.background_runs import environment, launch, resume_arguments, run_arguments
+from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.app.run_state import lock_state
+from agent_runtime.app.steering_notes import answer_waiting_run
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.layout import ResearchWorkspace, title_slug
-from agent_runtime.engine.run_record import load_meta
+from agent_runtime.domain.steering import parents
+from agent_runtime.engine.run_record import WAITING_STATUSES, load_meta
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import ConfigError, DeepResearcherError
 
@@ -61,7 +67,9 @@ class Runs:
         self.children: dict[Path, _Child] = {}
 
     # -- the tools --------------------------------------------------------------------------
-    def start(self, title: str, purpose: str | None, language: str | None) -> dict[str, Any]:
+    def start(
+        self, title: str, purpose: str | None, language: str | None, clarify: bool = False, review_plan: bool = False
+    ) -> dict[str, Any]:
         title = " ".join(title.split())
         if not title:
             raise ValueError(
@@ -80,6 +88,7 @@ class Runs:
             return {"workspace": str(workspace), "status": "resumed",
                     "note": f"an unfinished run of this title was resumed from its files (it was {meta.status})"}  # fmt: skip
         options = [f"--language={language.strip()}"] if language and language.strip() else []
+        options += ["--clarify"] * clarify + ["--review-plan"] * review_plan  # the run may then wait for you
         purpose = purpose.strip() if purpose and purpose.strip() else None
         self._spawn(workspace, run_arguments(title, workspace, [*options, "-q"], purpose), "run", title)
         return {"workspace": str(workspace), "status": "started",
@@ -112,7 +121,48 @@ class Runs:
             answer["report"] = str(report)
         if answer["status"] in ("stopped", "interrupted", "error"):
             answer["next"] = "call start_research with the same title to resume it from its files"
+        if answer["status"] in WAITING_STATUSES:
+            state = workspace_state(path, last_events=0)
+            answer["waiting"] = state["waiting"]
+            answer["next"] = (
+                "the research waits for you: call answer_research(workspace, answers=[one per question, \"\" for "
+                "no preference]) to answer and continue"
+                if answer["status"] == "awaiting_answers"
+                else "the research waits for your review of its plan: call answer_research(workspace) to continue "
+                "with it, or answer_research(workspace, plan=\"the whole new overall_dashboard.md\") to change it"
+            )
+        follows = parents(path)
+        if follows:
+            answer["follows"] = [str(p) for p in follows]
         return {k: v for k, v in answer.items() if v is not None}
+
+    def answer_waiting(self, workspace: str, answers: list[str] | None, plan: str | None) -> dict[str, Any]:
+        """Answer a paused run's questions (or keep or replace its plan) and resume it."""
+        path = self._inside(workspace)
+        if self._working(path):
+            return {"workspace": str(path), "status": "running", "note": "this research is running, not waiting"}
+        answer_waiting_run(path, answers, plan)
+        meta = load_meta(Workspace(path).run_file)
+        self._spawn(path, resume_arguments(path, ["-q"]), "resume", meta.title if meta else "")
+        return {"workspace": str(path), "status": "resumed",
+                "note": "poll research_status(workspace) until it is finished, then read_report(workspace)"}  # fmt: skip
+
+    def follow_up(self, workspace: str, question: str) -> dict[str, Any]:
+        """Start a follow-up of a finished run in a new workspace beside it."""
+        from agent_runtime.app.follow_up import follow_up_workspace
+
+        path = self._inside(workspace)
+        meta = load_meta(Workspace(path).run_file) if Workspace(path).run_file.is_file() else None
+        if meta is None or meta.status != "finished":
+            raise ValueError(f"{path} did not finish: a follow-up builds on a finished report; resume it first")
+        question = " ".join(question.split())
+        if not question:
+            raise ValueError("the follow-up question is empty")
+        target = follow_up_workspace(path)
+        arguments = ["follow-up", f"--workspace={target}", "-q", "--", str(path), question]
+        self._spawn(target, arguments, "follow-up", question)
+        return {"workspace": str(target), "status": "started", "follows": str(path),
+                "note": "poll research_status(workspace) until it is finished, then read_report(workspace)"}  # fmt: skip
 
     def report(self, workspace: str) -> str:
         path = self._inside(workspace)
@@ -249,7 +299,10 @@ def build_server(runs: Runs) -> MCPServer[Any]:
     )
 
     @server.tool()
-    async def start_research(title: str, purpose: str | None = None, language: str | None = None) -> str:
+    async def start_research(
+        title: str, purpose: str | None = None, language: str | None = None, clarify: bool = False,
+        review_plan: bool = False,
+    ) -> str:  # fmt: skip
         """Start a deep research run in the background and return its workspace path at once. The
         run searches, reads sources, keeps notes and writes a report whose every claim cites a
         source. Starting the same title again resumes an unfinished run.
@@ -258,13 +311,20 @@ def build_server(runs: Runs) -> MCPServer[Any]:
             title: what to research, e.g. "Solid-state batteries in 2026".
             purpose: optional: what the report is for, e.g. "an investment memo".
             language: optional: the report's language, e.g. "en" or "zh" (default: that of the title).
+            clarify: optional: the agent may ask you 1-3 questions first (research_status then says
+                awaiting_answers; answer with answer_research).
+            review_plan: optional: the run pauses once its plan is written (awaiting_review) for you to
+                review it with answer_research.
         """
-        return json.dumps(answer(lambda: runs.start(title, purpose, language)), ensure_ascii=False)
+        return json.dumps(
+            answer(lambda: runs.start(title, purpose, language, clarify, review_plan)), ensure_ascii=False
+        )
 
     @server.tool()
     async def research_status(workspace: str) -> str:
-        """How a research run goes: its status (starting, running, finished, stopped, error), steps,
-        sources, and the report's path once finished.
+        """How a research run goes: its status (starting, running, finished, stopped, error, or
+        awaiting_answers / awaiting_review: it waits for you, see `waiting` and `next`), steps, sources,
+        and the report's path once finished.
 
         Args:
             workspace: the workspace path start_research returned.
@@ -279,6 +339,30 @@ def build_server(runs: Runs) -> MCPServer[Any]:
             workspace: the workspace path start_research returned.
         """
         return str(answer(lambda: runs.report(workspace)))
+
+    @server.tool()
+    async def answer_research(workspace: str, answers: list[str] | None = None, plan: str | None = None) -> str:
+        """Continue a research that waits for you (research_status says "awaiting_answers" or
+        "awaiting_review"): give the answers to its questions, or keep or replace its plan.
+
+        Args:
+            workspace: the workspace path start_research returned.
+            answers: for awaiting_answers: one answer per question, in order ("" for no preference).
+            plan: for awaiting_review: optional, the whole new overall_dashboard.md (omit to keep the plan).
+        """
+        return json.dumps(answer(lambda: runs.answer_waiting(workspace, answers, plan)), ensure_ascii=False)
+
+    @server.tool()
+    async def follow_up(workspace: str, question: str) -> str:
+        """Start research that builds on a finished report, in a new workspace: the earlier report,
+        notes and sources (same ids) are carried over, and the new report answers the question.
+        The earlier workspace is not changed.
+
+        Args:
+            workspace: the workspace of a finished research.
+            question: the follow-up question, e.g. "What changed in 2026?".
+        """
+        return json.dumps(answer(lambda: runs.follow_up(workspace, question)), ensure_ascii=False)
 
     return server
 

@@ -24,6 +24,7 @@ from actions.unfinished_report import write_unfinished_report
 from actions.web import check_search_settings
 from actions.web.local_corpus import unread_files, unread_note
 from agent_runtime.app.endpoint_notes import recall_tool_mode
+from agent_runtime.app.steering_notes import steering_note, waiting_reason
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.config import Settings, load_settings
 from agent_runtime.domain.layout import (
@@ -116,7 +117,7 @@ class Researcher:
         workspace.on_stuck_writer = self._log_stuck_writer
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
         compact = settings.compact()
-        chosen = [a for a in main_actions() if not (compact and a.name in COMPACT_LEAVES_OUT)]
+        chosen = [a for a in main_actions(clarify=settings.clarify) if not (compact and a.name in COMPACT_LEAVES_OUT)]
         self.actions = ActionSet.of([*chosen, *extra_actions], brief=compact)
         self._resume_note = resume_note
         if isinstance(model, OpenAIModel):  # retries and waits are worth a line: they cost time
@@ -297,9 +298,16 @@ class Researcher:
         space.create(meta.title, meta.purpose, settings.language)  # dashboards a killed creation did not write yet
         Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now, before any step
         note = resume_note(space, meta, Prompts(settings.prompts))
+        steered = steering_note(space.root, meta.status, space.read_state(OVERALL_DASHBOARD))
+        if steered:
+            note = f"{note.rstrip()}\n\n{steered}"
         meta.settings = settings.stored()
         meta.resumes += 1
         return cls(space, meta, settings, model, extra_actions=extra_actions, resume_note=note, lock=lock)
+
+    def set_first_note(self, note: str) -> None:
+        """A note for the model's first request only (a follow-up's earlier report and question)."""
+        self._resume_note = note
 
     # -- the run -------------------------------------------------------------------------------
     def base_messages(self) -> list[Message]:
@@ -432,6 +440,9 @@ class Researcher:
         if outcome.kind == "finished":
             self.meta.result = outcome.result
             return self._stop("finished", None, EXIT_FINISHED)
+        if outcome.kind == "waiting":  # a person answers or reviews, then resumes: nothing to write now
+            status: RunStatus = "awaiting_answers" if outcome.reason == "awaiting_answers" else "awaiting_review"
+            return self._stop(status, waiting_reason(status, self.workspace.root), EXIT_BUDGET)
         self.meta.stop_reason = outcome.reason
         self._write_unfinished_report()
         return self._stop("stopped", outcome.reason, EXIT_BUDGET)
@@ -558,7 +569,10 @@ def resume_note(workspace: ResearchWorkspace, meta: RunMeta, prompts: Prompts, l
         lines.append(f"step {event.get('step')}: {event.get('action')}({args}){status}")
     # What happened to the research, in the model's terms: the stop reason itself is advice for the
     # user ("check --base-url … then resume"), which a weak model copies instead of working.
-    stopped = {"stopped": "budget", "interrupted": "interrupted", "error": "error"}.get(meta.status, "killed")
+    stopped = {
+        "stopped": "budget", "interrupted": "interrupted", "error": "error",
+        "awaiting_answers": "waiting", "awaiting_review": "waiting",
+    }.get(meta.status, "killed")  # fmt: skip
     if (meta.stop_reason or "").startswith("loop:"):
         stopped = "loop"
     note = prompts.render("resume_note.j2", stopped=stopped, last_actions=lines)

@@ -86,7 +86,7 @@ class AgentSpec:
 
 @dataclass
 class Outcome:
-    kind: Literal["finished", "max_steps", "budget", "loop"]
+    kind: Literal["finished", "max_steps", "budget", "loop", "waiting"]
     result: str | None = None
     reason: str = ""
 
@@ -465,6 +465,8 @@ class AgentLoop:
             text = self._bounded(observation.text, step, call.name, index)
             if observation.finished:
                 return Outcome("finished", result=observation.result)
+            if observation.waiting is not None:  # the run stops resumably until a person answers
+                return Outcome("waiting", reason=observation.waiting)
             if observation.reset_context and spec.compress:
                 # A person's edit of another state file in this step is taken in by the rebuild:
                 # the agent is told, as at any other step.

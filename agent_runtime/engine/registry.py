@@ -42,6 +42,8 @@ class Observation:
     result: str | None = None  # the answer of a finishing action
     reset_context: bool = False  # the state files changed: rebuild the history from them
     error: bool = False
+    # Ends the loop to wait for a person: the status the run waits in (e.g. "awaiting_review").
+    waiting: str | None = None
 
 
 ActionFunction = Callable[..., Awaitable["Observation | str"]]

@@ -25,7 +25,12 @@ from agent_runtime.errors import WorkspaceError
 from sandbox import atomic_write_text, storage_error
 from sandbox.redaction import redact
 
-RunStatus = Literal["new", "running", "finished", "stopped", "interrupted", "error"]
+# awaiting_*: the run stopped resumably to wait for a person (answers to its questions, a review of
+# its plan); `resume` goes on.
+RunStatus = Literal[
+    "new", "running", "finished", "stopped", "interrupted", "error", "awaiting_answers", "awaiting_review"
+]
+WAITING_STATUSES = ("awaiting_answers", "awaiting_review")
 
 
 def duration(seconds: float) -> str:

@@ -339,3 +339,35 @@ def start_run(root: Path, wanted: NewRun, defaults: RunDefaults) -> tuple[str, i
             f"the run ended at once (exit {failed}): {_last_line(logs / f'{path.name}.log')}"
         )
     return path.name, process.pid
+
+
+def follow_up_run(root: Path, earlier: Path, question: object, defaults: RunDefaults) -> tuple[str, int]:
+    """Start `deep-researcher follow-up` of the finished run in `earlier`, in a new workspace beside
+    it in `root`, with the defaults of `view`; returns (the new folder's name, the pid) once it works."""
+    from agent_runtime.app.follow_up import follow_up_workspace
+
+    if not isinstance(question, str) or not " ".join(question.split()):
+        raise BadRequest('the body must be JSON with the follow-up question: {"question": "What changed in 2026?"}')
+    question = " ".join(question.split())
+    if len(question) > MAX_TITLE_CHARS:
+        raise BadRequest(f"the question is {len(question):,} characters long; at most {MAX_TITLE_CHARS:,}")
+    meta = load_meta(Workspace(earlier).run_file)
+    if meta is None or meta.status != "finished":
+        raise WorkspaceError("this run has not finished: a follow-up builds on a finished report; resume it first")
+    with _STARTING:
+        path = follow_up_workspace(earlier)
+        try:
+            (root / RUN_LOGS).mkdir(exist_ok=True)
+            log = _open_log(root, RUN_LOGS, f"{path.name}.log")
+        except OSError as exc:
+            raise WorkspaceError(f"cannot start a follow-up in {root}: {exc.strerror or exc}") from None
+        arguments = ["follow-up", f"--workspace={path}", *defaults.arguments(), "--", str(earlier), question]
+        try:
+            os.write(log, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} follow-up started from the live view\n".encode())
+            process = launch(arguments, env=defaults.environment(), log=log, cwd=working_folder(), die_with_parent=False)
+        finally:
+            os.close(log)
+        failed = _wait_for_start(process, EventTail(Workspace(path).events_file))
+    if failed is not None:
+        raise WorkspaceError(f"the follow-up ended at once (exit {failed}): {_last_line(root / RUN_LOGS / f'{path.name}.log')}")
+    return path.name, process.pid

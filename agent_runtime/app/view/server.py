@@ -37,7 +37,15 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from agent_runtime.app.markdown_html import render_markdown
-from agent_runtime.app.view.control import BadRequest, NewRun, RunDefaults, resume_run, start_run, stop_run
+from agent_runtime.app.view.control import (
+    BadRequest,
+    NewRun,
+    RunDefaults,
+    follow_up_run,
+    resume_run,
+    start_run,
+    stop_run,
+)
 from agent_runtime.app.view.events import list_stream, stream
 from agent_runtime.app.view.limits import MAX_CONNECTIONS, MAX_HEAD_BYTES, Limits
 from agent_runtime.app.view.responses import Contained, JSONAnswer, answer, failed
@@ -76,6 +84,7 @@ STATIC = {
     "run-page.js": "text/javascript",
     "popover.js": "text/javascript",
     "new-run.js": "text/javascript",
+    "steering.js": "text/javascript",
     "app.js": "text/javascript",
     "style.css": "text/css",
     "favicon.svg": "image/svg+xml",
@@ -173,6 +182,7 @@ class ViewApp:
             Route("/api/events", self.events),
             Route("/api/stop", self.stop, methods=["POST"]),
             Route("/api/resume", self.resume, methods=["POST"]),
+            Route("/api/follow-up", self.follow_up, methods=["POST"]),
             Route("/api/export/{fmt}", self.export),
         ]
 
@@ -373,6 +383,29 @@ class ViewApp:
             )
         try:
             name, pid = await run_in_threadpool(start_run, self.folder.root, wanted, self.defaults)
+        except DeepResearcherError as exc:
+            raise _refused(exc) from None
+        return JSONAnswer({"id": name, "folder": name, "pid": pid}, 201)
+
+    async def follow_up(self, request: Request) -> Response:
+        """Follow up on a finished run: {"question": "…"} starts `deep-researcher follow-up` in a new
+        workspace beside it (control.follow_up_run)."""
+        _, path = self._workspace(request)
+        try:
+            body: Any = await request.json()
+        except ValueError:
+            return answer(400, 'the body must be JSON: {"question": "What changed in 2026?"}')
+        if self.folder.is_single():
+            return answer(
+                409,
+                "this view shows one workspace; to follow up from the page, run `deep-researcher view FOLDER` "
+                "on the folder that holds your workspaces",
+            )
+        question = body.get("question") if isinstance(body, dict) else None
+        try:
+            name, pid = await run_in_threadpool(follow_up_run, self.folder.root, path, question, self.defaults)
+        except BadRequest as exc:
+            return answer(400, str(exc))
         except DeepResearcherError as exc:
             raise _refused(exc) from None
         return JSONAnswer({"id": name, "folder": name, "pid": pid}, 201)

@@ -57,7 +57,9 @@ def test_mcp_server_over_stdio(tmp_path: Path, endpoint: Callable[[Any], Scripte
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
-            assert [t.name for t in listed.tools] == ["start_research", "research_status", "read_report"]
+            assert [t.name for t in listed.tools] == [
+                "start_research", "research_status", "read_report", "answer_research", "follow_up"
+            ]
             start_schema = listed.tools[0].input_schema
             assert start_schema["required"] == ["title"] and {"purpose", "language"} <= set(
                 start_schema["properties"]
@@ -204,3 +206,53 @@ def test_stopping_the_runs_leaves_sigterm_as_it_was(tmp_path: Path, monkeypatch:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     child.terminate()
     assert child.wait(timeout=10) == -signal.SIGTERM
+
+
+def test_a_paused_run_is_answered_and_a_follow_up_started_over_mcp(
+    tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
+    """research_status says the run waits for a review of its plan; answer_research resumes it; the
+    follow_up tool builds on the finished run, in a new workspace that names the earlier one."""
+    folder = tmp_path / "research"
+    folder.mkdir()
+    server = endpoint(research_script(folder))
+    env = cli_env(server.url, DEEP_RESEARCHER_VERIFY_CITATIONS="lexical")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "agent_runtime.app.cli", "mcp", "--folder", str(folder)], env=env
+    )
+
+    async def until(session: ClientSession, workspace: str, wanted: str) -> dict[str, Any]:
+        status: dict[str, Any] = {}
+        with anyio.fail_after(90):  # a bound, not a speed assertion
+            while status.get("status") != wanted:
+                await anyio.sleep(0.5)
+                status = json.loads(text(await session.call_tool("research_status", {"workspace": workspace})))
+                assert status["status"] in ("starting", "running", wanted), status
+        return status
+
+    async def session_work() -> None:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            started = json.loads(text(await session.call_tool(
+                "start_research", {"title": "Solid-state batteries", "review_plan": True}
+            )))  # fmt: skip
+            workspace = started["workspace"]
+            waiting = await until(session, workspace, "awaiting_review")
+            assert waiting["waiting"]["for"] == "review" and "answer_research" in waiting["next"]
+            assert "Q1: cost per kWh" in waiting["waiting"]["plan"][0]["text"]
+
+            resumed = json.loads(text(await session.call_tool("answer_research", {"workspace": workspace})))
+            assert resumed["status"] == "resumed"
+            await until(session, workspace, "finished")
+
+            followed = json.loads(text(await session.call_tool(
+                "follow_up", {"workspace": workspace, "question": "What changed since?"}
+            )))  # fmt: skip
+            assert followed["workspace"] == workspace + "-follow-up" and followed["follows"] == workspace
+            done = await until(session, followed["workspace"], "finished")
+            assert done["follows"] == [workspace]
+
+            refused = await session.call_tool("answer_research", {"workspace": workspace})
+            assert refused.is_error and "waits for no answer" in refused.content[0].text
+
+    anyio.run(session_work)

@@ -4,6 +4,7 @@
 import { $, $$, api, badge, el, go, money, number, post, say, showHtml, sourcesById, t, token, view } from "./shared.js";
 import { list, listItem } from "./runs-list.js";
 import { hidePopover } from "./popover.js";
+import { showSteering } from "./steering.js";
 
 const { timeline, addEvent, noteSkipped, resetTimeline, scrollToEnd } = window.DeepResearcherView;
 
@@ -101,6 +102,7 @@ function showState(s) {
   $("#stop").hidden = !s.running;
   $("#resume").hidden = !s.resumable;
   $("#exports").hidden = !s.has_report;
+  showSteering(s);
   for (const [file, version] of Object.entries(s.versions || {})) {
     if (view.versions[file] !== undefined && view.versions[file] !== version) {
       for (const tab of DEPENDS[file] || []) view.stale.add(tab);

@@ -59,6 +59,7 @@ function applyList(data) {
   const now = Date.now();
   $("#folder").textContent = data.folder;
   $("#new-run-button").hidden = !data.can_start;
+  view.canStart = !!data.can_start; // a follow-up makes a workspace beside the run: only in a folder of them
   list.rows = new Map(data.workspaces.map((s) => [s.id, { ...s, received: now }]));
   list.order = data.workspaces.map((s) => s.id);
   renderList();

@@ -44,6 +44,7 @@ export const view = {
   citations: {}, // report citation number -> records
   notebookFile: null,
   sourceId: null,
+  canStart: false, // the folder takes new workspaces (new research, follow-ups)
 };
 
 // -- the server ----------------------------------------------------------------------------------

@@ -1,0 +1,158 @@
+"""`run --clarify` and `run --review-plan` through the real CLI and the scripted endpoint: the run
+pauses resumably (exit 3, awaiting_answers / awaiting_review), `inspect` shows what it waits for,
+and what the person writes in overall_dashboard.md reaches the model on resume."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
+from tests.conftest import cli_env, run_cli, write_cited_report
+
+Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]
+PLAN = "# Batteries\n\n## Research questions\n1. Q1: cost per kWh\n\n## Outline\n1. Notebook/01_costs.md: costs\n"
+
+
+def _seen(messages: list[dict[str, Any]]) -> str:
+    return json.dumps(messages, ensure_ascii=False)
+
+
+def _tools(request: dict[str, Any]) -> list[str]:
+    return [tool["function"]["name"] for tool in request.get("tools") or []]
+
+
+def finishing(ws: Path, seen: str) -> Reply:
+    """After the plan: a current dashboard, then the report."""
+    if "phase: writing" in seen:
+        write_cited_report(ws)
+        return reply(call("all_finished", result="done", report_path="draft.md"))
+    return reply(call("update_current_dashboard", content="# Current\n\nphase: writing\n"))
+
+
+def test_clarify_asks_pauses_and_the_answers_reach_the_model_on_resume(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen = _seen(messages)
+        if "Q1: cost per kWh" in seen:
+            return finishing(ws, seen)
+        if "[answers]" in seen:
+            return reply(call("update_overall_dashboard", content=PLAN + "\n## Assumptions\n- region: any\n"))
+        return reply(call("ask_user", questions=["Which chemistry do you mean?", "Which region?"]))
+
+    server = endpoint(script)
+    first = run_cli(["run", "batteries", "--clarify", "--workspace", str(ws)], cli_env(server.url))
+    assert first.code == 3, first.stderr
+    assert "Which chemistry do you mean?" in first.stderr and f"deep-researcher resume {ws}" in first.stderr
+    assert "ask_user" in _tools(server.requests[0])
+    meta = json.loads((ws / ".runtime" / "run.json").read_text())
+    assert meta["status"] == "awaiting_answers" and "waiting for your answers" in meta["stop_reason"]
+    dashboard = (ws / "overall_dashboard.md").read_text()
+    assert "## Questions for you" in dashboard and "### 1. Which chemistry do you mean?" in dashboard
+
+    shown = run_cli(["inspect", str(ws)], cli_env())
+    assert "status:    awaiting_answers" in shown.stdout and "## Waiting for your answers" in shown.stdout
+    state = json.loads(run_cli(["inspect", str(ws), "--json"], cli_env()).stdout)
+    assert state["waiting"] == {"for": "answers", "questions": ["Which chemistry do you mean?", "Which region?"]}
+
+    # The person answers the first question and leaves the second empty ("no preference").
+    answered = dashboard.replace(
+        "### 1. Which chemistry do you mean?\n", "### 1. Which chemistry do you mean?\n\nsulfide electrolytes\n"
+    )
+    (ws / "overall_dashboard.md").write_text(answered)
+    asked_before = len(server.requests)
+    second = run_cli(["resume", str(ws)], cli_env(server.url))
+    assert second.code == 0, second.stderr
+    resumed = _seen(server.requests[asked_before]["messages"])
+    assert "sulfide electrolytes" in resumed and "Which region?: (no preference)" in resumed
+    # Asked once: the run never asked again, and the plan records the assumption.
+    asks = [e for e in map(json.loads, (ws / ".runtime/events.jsonl").read_text().splitlines()) if e.get("action") == "ask_user"]
+    assert len(asks) == 1
+    assert "region: any" in (ws / "overall_dashboard.md").read_text()
+
+
+def test_without_clarify_there_is_no_ask_user(tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]) -> None:
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen = _seen(messages)
+        return finishing(ws, seen) if "Q1: cost per kWh" in seen else reply(call("update_overall_dashboard", content=PLAN))
+
+    server = endpoint(script)
+    assert run_cli(["run", "batteries", "--workspace", str(ws)], cli_env(server.url)).code == 0
+    assert all("ask_user" not in _tools(request) for request in server.requests)
+
+
+def test_bad_questions_and_a_late_ask_are_refused_with_a_clear_observation(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    ws = tmp_path / "ws"
+    attempts = [
+        call("ask_user", questions=[]),
+        call("ask_user", questions=["a?", "b?", "c?", "d?"]),
+        call("ask_user", questions=["x" * 10_000]),
+        call("update_overall_dashboard", content=PLAN),
+        call("ask_user", questions=["Too late?"]),
+    ]
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen = _seen(messages)
+        if attempts:
+            return reply(attempts.pop(0))
+        return finishing(ws, seen)
+
+    server = endpoint(script)
+    result = run_cli(["run", "batteries", "--clarify", "--workspace", str(ws)], cli_env(server.url))
+    assert result.code == 0, result.stderr
+    texts = [_seen(r["messages"]) for r in server.requests]
+    assert "needs one to three short questions" in texts[1]
+    assert "at most 3 questions, 4 were given" in texts[2]
+    assert "10,000 characters long" in texts[3]
+    assert "already written: ask_user is only for before the plan" in texts[5]
+    assert "Questions for you" not in (ws / "overall_dashboard.md").read_text()  # nothing was asked
+
+
+def test_review_plan_pauses_before_any_search_and_the_edited_plan_reaches_the_model(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen = _seen(messages)
+        if "Q1: cost per kWh" not in seen:
+            return reply(call("update_overall_dashboard", content=PLAN), call("web_search", query="never before review"))
+        return finishing(ws, seen)
+
+    server = endpoint(script)
+    first = run_cli(["run", "batteries", "--review-plan", "--workspace", str(ws)], cli_env(server.url))
+    assert first.code == 3, first.stderr
+    assert "The plan waits for your review" in first.stderr and "Q1: cost per kWh" in first.stderr
+    assert "Notebook/01_costs.md" in first.stderr and f"deep-researcher resume {ws}" in first.stderr
+    state = json.loads(run_cli(["inspect", str(ws), "--json"], cli_env()).stdout)
+    assert state["status"] == "awaiting_review" and state["waiting"]["for"] == "review"
+    assert state["waiting"]["plan"][0]["text"] == "1. Q1: cost per kWh"
+    assert "## Waiting for your review of the plan" in run_cli(["inspect", str(ws)], cli_env()).stdout
+
+    edited = (ws / "overall_dashboard.md").read_text() + "\n2. Q2: recycling, the user's own question\n"
+    (ws / "overall_dashboard.md").write_text(edited)
+    asked_before = len(server.requests)
+    second = run_cli(["resume", str(ws)], cli_env(server.url))
+    assert second.code == 0, second.stderr
+    resumed = _seen(server.requests[asked_before]["messages"])
+    assert "Q2: recycling, the user's own question" in resumed and "[plan reviewed]" in resumed
+    statuses = [e["status"] for e in map(json.loads, (ws / ".runtime/events.jsonl").read_text().splitlines()) if e["event"] == "run_ended"]
+    assert statuses == ["awaiting_review", "finished"]  # one pause, never a second
+
+
+def test_batch_with_a_steering_flag_is_a_usage_error(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"title": "batteries"}\n')
+    for flag in ("--clarify", "--review-plan"):
+        result = run_cli(["batch", str(tasks), "--out", str(tmp_path / "out"), flag], cli_env())
+        assert result.code == 2 and "a batch has no one to answer" in result.stderr and flag in result.stderr
+    assert not (tmp_path / "out").exists()
