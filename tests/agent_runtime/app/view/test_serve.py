@@ -61,7 +61,7 @@ def test_the_view_serves_127_0_0_1_only_streams_the_log_and_stops_cleanly_on_ctr
     with httpx.Client(base_url=view.base, timeout=10) as client:
         assert client.get("/api/workspaces").status_code == 401
         page = client.get(view.url)  # the printed URL: the page, which takes the token from it
-        assert page.status_code == 200 and '<script src="/static/app.js"' in page.text
+        assert page.status_code == 200 and '<script type="module" src="/static/app.js"' in page.text
         assert not client.cookies
         headers = {"X-Token": view.token}
         assert client.get("/api/workspaces", headers=headers).json()["workspaces"][0]["id"] == "ssb"
