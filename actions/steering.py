@@ -10,7 +10,9 @@ run stops resumably (status awaiting_answers) until a person writes the answers 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from agent_runtime.domain.layout import OVERALL_DASHBOARD
 from agent_runtime.domain.steering import (
@@ -23,7 +25,7 @@ from agent_runtime.domain.steering import (
 )
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.context import ActionContext
-from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.registry import Action, Observation, action
 from agent_runtime.errors import ActionError
 
 
@@ -99,6 +101,25 @@ async def ask_user(ctx: ActionContext, questions: list[str]) -> Observation:
         "you made where an answer is empty.",
         reset_context=True,
     )
+
+
+# What a --review-plan run does only once the person had the plan: nothing is searched or fetched
+# before (a search in the same reply as the plan would otherwise run first).
+REACHES_OUT = frozenset({"web_search", "visit_url", "browse", "research_task"})
+
+
+def until_reviewed(wrapped: Action) -> Action:
+    """`wrapped`, refused with a clear observation while a --review-plan run's plan is unreviewed."""
+
+    async def gated(ctx: ActionContext, **arguments: Any) -> Observation | str:
+        if ctx.settings.review_plan and not load_steering(ctx.workspace.root).plan_reviewed:
+            raise ActionError(
+                f"{wrapped.name} was not run: in this run the user reviews the plan before any search or fetch. "
+                "Write the research blueprint (questions and outline) with update_overall_dashboard first"
+            )
+        return await (wrapped.function(ctx, **arguments) if wrapped.takes_context else wrapped.function(**arguments))
+
+    return dataclasses.replace(wrapped, function=gated, takes_context=True)
 
 
 def after_plan(ctx: ActionContext, updated: Observation) -> Observation:

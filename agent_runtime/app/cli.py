@@ -106,8 +106,9 @@ def _terminal_asker() -> Any:
         answers = []
         for number, question in enumerate(questions, 1):
             print(f"  {number}. {question}", file=sys.stderr)
+            print("     > ", end="", file=sys.stderr, flush=True)  # on the terminal, whatever stdout is
             try:
-                answers.append(input("     > "))
+                answers.append(input())
             except EOFError:  # the terminal closed: no answer to this and the rest
                 answers.append("")
         return answers

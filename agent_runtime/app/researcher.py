@@ -20,6 +20,7 @@ import agent_runtime.language as language
 from actions import main_actions
 from actions.mcp.config import check_mcp_config
 from actions.research_task import unfinished_research_note
+from actions.steering import REACHES_OUT, until_reviewed
 from actions.unfinished_report import write_unfinished_report
 from actions.web import check_search_settings
 from actions.web.local_corpus import unread_files, unread_note
@@ -118,6 +119,8 @@ class Researcher:
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
         compact = settings.compact()
         chosen = [a for a in main_actions(clarify=settings.clarify) if not (compact and a.name in COMPACT_LEAVES_OUT)]
+        if settings.review_plan:  # nothing searched or fetched before the person had the plan
+            chosen = [until_reviewed(a) if a.name in REACHES_OUT else a for a in chosen]
         self.actions = ActionSet.of([*chosen, *extra_actions], brief=compact)
         self._resume_note = resume_note
         if isinstance(model, OpenAIModel):  # retries and waits are worth a line: they cost time

@@ -65,6 +65,7 @@ def load_steering(root: Path) -> Steering:
 
 
 def save_steering(root: Path, steering: Steering) -> None:
+    (root / STEERING_FILE).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(root / STEERING_FILE, steering.model_dump_json(indent=2) + "\n")
 
 

@@ -5,6 +5,12 @@ and what the person writes in overall_dashboard.md reaches the model on resume."
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,6 +82,51 @@ def test_clarify_asks_pauses_and_the_answers_reach_the_model_on_resume(
     assert "region: any" in (ws / "overall_dashboard.md").read_text()
 
 
+def test_on_a_terminal_the_questions_are_asked_there_and_the_run_goes_on(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen = _seen(messages)
+        if "Q1: cost per kWh" in seen:
+            return finishing(ws, seen)
+        if "The user answered" in seen:
+            return reply(call("update_overall_dashboard", content=PLAN))
+        return reply(call("ask_user", questions=["Which chemistry do you mean?", "Which region?"]))
+
+    server = endpoint(script)
+    main, terminal = pty.openpty()  # stdin and stderr are a terminal, as when a person types the command
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_runtime.app.cli", "run", "batteries", "--clarify", "--workspace", str(ws), "-q"],
+        stdin=terminal, stderr=terminal, stdout=subprocess.PIPE, env=cli_env(server.url),
+    )  # fmt: skip
+    os.close(terminal)
+    shown = b""
+    typed = [b"sulfide electrolytes\n", b"\n"]
+    deadline = time.monotonic() + 60  # a bound, not a speed assertion
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            if select.select([main], [], [], 0.2)[0]:
+                try:
+                    shown += os.read(main, 4096)
+                except OSError:  # the process closed the terminal
+                    break
+            if typed and shown.count(b"> ") > 2 - len(typed):
+                os.write(main, typed.pop(0))
+        assert process.wait(timeout=60) == 0, shown.decode(errors="replace")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+        os.close(main)
+    text = shown.decode(errors="replace")
+    assert "The agent asks, before it plans" in text and "1. Which chemistry do you mean?" in text
+    answered = [_seen(r["messages"]) for r in server.requests if "The user answered" in _seen(r["messages"])]
+    assert answered and "sulfide electrolytes" in answered[0] and "answer: (no preference)" in answered[0]
+    assert json.loads((ws / ".runtime" / "run.json").read_text())["status"] == "finished"
+
+
 def test_without_clarify_there_is_no_ask_user(tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
 
@@ -145,8 +196,13 @@ def test_review_plan_pauses_before_any_search_and_the_edited_plan_reaches_the_mo
     assert second.code == 0, second.stderr
     resumed = _seen(server.requests[asked_before]["messages"])
     assert "Q2: recycling, the user's own question" in resumed and "[plan reviewed]" in resumed
-    statuses = [e["status"] for e in map(json.loads, (ws / ".runtime/events.jsonl").read_text().splitlines()) if e["event"] == "run_ended"]
+    events = [json.loads(line) for line in (ws / ".runtime/events.jsonl").read_text().splitlines()]
+    statuses = [e["status"] for e in events if e["event"] == "run_ended"]
     assert statuses == ["awaiting_review", "finished"]  # one pause, never a second
+    # The search sent in the same reply as the plan was refused, not run: nothing before the review.
+    searches = [e for e in events if e.get("action") == "web_search"]
+    assert len(searches) == 1 and "before any search or fetch" in searches[0]["error"]
+    assert not [e for e in events if e["event"].startswith("search")]
 
 
 def test_batch_with_a_steering_flag_is_a_usage_error(tmp_path: Path) -> None:
