@@ -35,11 +35,13 @@ from agent_runtime.domain.steering import follows_line, load_steering, save_stee
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.model import Model
 from agent_runtime.engine.run_record import load_meta
+from agent_runtime.engine.tokens import raw_text_tokens
 from agent_runtime.errors import SettingValueError
 from agent_runtime.language import STRINGS
 
 EARLIER_REPORT = "earlier_report.md"
-# The earlier report goes whole into the first request while it takes at most this share of the window.
+# The earlier report goes whole into the first request while it takes at most this share of the window
+# (estimated as the context guard estimates: ~4 ASCII characters a token, one a token for CJK).
 REPORT_SHARE = 0.25
 _CITATION = re.compile(r"\[(\d+)\]")
 
@@ -128,7 +130,7 @@ def _carry_over(source: ResearchWorkspace, earlier_title: str, researcher: Resea
     steering = load_steering(space.root)
     steering.follows = str(source.root)
     save_steering(space.root, steering)
-    report = earlier_report_for_model(source.root, language, researcher.settings.context_window)
+    report = earlier_report_for_model(source.root, researcher.settings.context_window)
     researcher.events.append("follow_up", earlier=str(source.root), question=researcher.meta.title)
     researcher.set_first_note(
         researcher.prompts.render(
@@ -140,7 +142,7 @@ def _carry_over(source: ResearchWorkspace, earlier_title: str, researcher: Resea
     )
 
 
-def earlier_report_for_model(earlier: Path, language: str | None, window: int) -> str:
+def earlier_report_for_model(earlier: Path, window: int) -> str:
     """The earlier report with its citations [n] written back as [S<n>] and its References cut (the
     ledger holds them); a digest of its chapters when it would take over REPORT_SHARE of the window."""
     from agent_runtime.app.export.report import load_citations
@@ -157,24 +159,25 @@ def earlier_report_for_model(earlier: Path, language: str | None, window: int) -
             lines = lines[:index]
             break
     whole = "\n".join(lines).strip()
-    if len(whole) / 3 <= window * REPORT_SHARE:  # ~3 characters a token: English; Chinese is denser, so safe
-        return whole
-    return _digest(lines, int(window * REPORT_SHARE * 3))
+    budget = window * REPORT_SHARE
+    size = raw_text_tokens(whole)
+    return whole if size <= budget else _digest(lines, budget / size)
 
 
-def _digest(lines: list[str], budget: int) -> str:
-    """Each chapter's heading, its opening and the sources it cites, within `budget` characters."""
+def _digest(lines: list[str], share: float) -> str:
+    """Each chapter's heading, the opening `share` of its text (a little less, for the headings and
+    the ids) and the sources it cites."""
     chapters: list[tuple[str, list[str]]] = []
     for line in lines:
         if re.match(r"^#{1,2}\s", line):
             chapters.append((line.strip(), []))
         elif chapters:
             chapters[-1][1].append(line)
-    each = max(200, budget // max(1, len(chapters)))
-    parts = ["(A digest: the whole earlier report is in earlier_report.md.)"]
+    parts = [f"(A digest: the whole earlier report is in {EARLIER_REPORT}.)"]
     for heading, body in chapters:
         text = " ".join(" ".join(body).split())
         cited = sorted(set(re.findall(r"\[(S\d+)\]", text)), key=lambda s: int(s[1:]))
-        opening = text[: each - 100] + ("…" if len(text) > each - 100 else "")
+        keep = int(len(text) * share * 0.8)
+        opening = text if keep >= len(text) else text[:keep] + "…"
         parts.append(f"{heading}\n{opening}" + (f"\nCites: {', '.join(cited)}" if cited else ""))
-    return "\n\n".join(parts)[:budget]
+    return "\n\n".join(parts)

@@ -137,6 +137,11 @@ def batch_command(
         except SettingValueError as exc:
             raise TaskFileError(f"{file}, line {task.line}: {exc}") from None
     settings = load_settings(dict(flags), config_file=config)  # a bad flag fails once, not in every run
+    if settings.clarify or settings.review_plan:  # from the environment or the config file (the flags: cli.py)
+        raise TaskFileError(
+            "clarify or review_plan is set (DEEP_RESEARCHER_CLARIFY / DEEP_RESEARCHER_REVIEW_PLAN or the config "
+            "file), but a batch has no one to answer questions or review a plan: unset it for the batch"
+        )
     check_search_settings(settings)
     settings.require_prices_for_cost_budget()  # each run would refuse it: refused once, now
     check_mcp_config(settings)

@@ -212,3 +212,6 @@ def test_batch_with_a_steering_flag_is_a_usage_error(tmp_path: Path) -> None:
         result = run_cli(["batch", str(tasks), "--out", str(tmp_path / "out"), flag], cli_env())
         assert result.code == 2 and "a batch has no one to answer" in result.stderr and flag in result.stderr
     assert not (tmp_path / "out").exists()
+    from_env = run_cli(["batch", str(tasks), "--out", str(tmp_path / "out")], cli_env(DEEP_RESEARCHER_REVIEW_PLAN="1"))
+    assert from_env.code == 2 and "DEEP_RESEARCHER_REVIEW_PLAN" in from_env.stderr and "no one to answer" in from_env.stderr
+    assert not (tmp_path / "out").exists()
