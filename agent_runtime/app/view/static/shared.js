@@ -92,7 +92,7 @@ export function duration(seconds) {
 }
 
 export function badge(status, note) {
-  const shown = el("span", `badge status-${status}`, t(status));
+  const shown = el("span", `badge status-${status}`, t(status).replace(/_/g, " ")); // awaiting_review: "awaiting review"
   // A finished run whose report keeps citations the audit could not verify says so on hover.
   if (note) {
     shown.classList.add("unverified");
