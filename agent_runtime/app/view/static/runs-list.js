@@ -1,6 +1,7 @@
 // The runs list: every workspace of the folder with its status and figures, pushed by the server.
 
 import { $, $$, NO_TOKEN, api, badge, duration, el, lang, money, number, say, t, token, view } from "./shared.js";
+import { showSteering } from "./steering.js";
 
 // A running row's time goes on between the server's updates (it sends a row again when its
 // figures change, not every second): counted here from when the row came.
@@ -60,6 +61,7 @@ function applyList(data) {
   $("#folder").textContent = data.folder;
   $("#new-run-button").hidden = !data.can_start;
   view.canStart = !!data.can_start; // a follow-up makes a workspace beside the run: only in a folder of them
+  if (view.summary) showSteering(view.summary); // the run's state may have come first
   list.rows = new Map(data.workspaces.map((s) => [s.id, { ...s, received: now }]));
   list.order = data.workspaces.map((s) => s.id);
   renderList();
