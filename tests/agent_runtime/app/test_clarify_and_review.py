@@ -56,6 +56,7 @@ def test_clarify_asks_pauses_and_the_answers_reach_the_model_on_resume(
     assert first.code == 3, first.stderr
     assert "Which chemistry do you mean?" in first.stderr and f"deep-researcher resume {ws}" in first.stderr
     assert "ask_user" in _tools(server.requests[0])
+    assert "first ask them with ask_user" in server.requests[0]["messages"][0]["content"]  # the method says when
     meta = json.loads((ws / ".runtime" / "run.json").read_text())
     assert meta["status"] == "awaiting_answers" and "waiting for your answers" in meta["stop_reason"]
     dashboard = (ws / "overall_dashboard.md").read_text()
@@ -137,6 +138,7 @@ def test_without_clarify_there_is_no_ask_user(tmp_path: Path, endpoint: Callable
     server = endpoint(script)
     assert run_cli(["run", "batteries", "--workspace", str(ws)], cli_env(server.url)).code == 0
     assert all("ask_user" not in _tools(request) for request in server.requests)
+    assert "ask_user" not in server.requests[0]["messages"][0]["content"]
 
 
 def test_bad_questions_and_a_late_ask_are_refused_with_a_clear_observation(
