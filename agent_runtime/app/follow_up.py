@@ -31,7 +31,7 @@ from agent_runtime.domain.layout import (
     ResearchWorkspace,
 )
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.domain.steering import follows_line, load_steering, save_steering
+from agent_runtime.domain.steering import follow_up_workspace, follows_line, load_steering, save_steering
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.model import Model
 from agent_runtime.engine.run_record import load_meta
@@ -98,22 +98,6 @@ async def follow_up_research(
     if isinstance(model, str):
         settings["model"], model = model, None
     return await follow_up(earlier, question, workspace=workspace, flags=settings, model=model).run()
-
-
-def follow_up_workspace(earlier: Path, workspace: str | Path | None = None) -> Path:
-    """The new workspace of a follow-up: `workspace` (new or empty), else `<earlier>-follow-up`, numbered."""
-    if workspace is not None:
-        chosen = Path(workspace).expanduser()
-        if chosen.exists() and (not chosen.is_dir() or any(chosen.iterdir())):
-            raise SettingValueError(
-                f"{chosen} exists and is not empty; a follow-up needs a new or empty folder: choose another --workspace"
-            )
-        return chosen
-    base = earlier.parent / f"{earlier.name}-follow-up"
-    candidate, number = base, 2
-    while candidate.exists() and (not candidate.is_dir() or any(candidate.iterdir())):
-        candidate, number = base.with_name(f"{base.name}-{number}"), number + 1
-    return candidate
 
 
 def _carry_over(source: ResearchWorkspace, earlier_title: str, researcher: Researcher) -> None:

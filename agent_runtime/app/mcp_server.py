@@ -38,7 +38,7 @@ from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.steering_notes import answer_waiting_run
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.layout import ResearchWorkspace, title_slug
-from agent_runtime.domain.steering import parents
+from agent_runtime.domain.steering import follow_up_workspace, parents
 from agent_runtime.engine.run_record import WAITING_STATUSES, load_meta
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import ConfigError, DeepResearcherError
@@ -149,8 +149,6 @@ class Runs:
 
     def follow_up(self, workspace: str, question: str) -> dict[str, Any]:
         """Start a follow-up of a finished run in a new workspace beside it."""
-        from agent_runtime.app.follow_up import follow_up_workspace
-
         path = self._inside(workspace)
         meta = load_meta(Workspace(path).run_file) if Workspace(path).run_file.is_file() else None
         if meta is None or meta.status != "finished":

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from agent_runtime.errors import SettingValueError
 from agent_runtime.language import DASHBOARD_WORDS
 from sandbox import atomic_write_text
 
@@ -128,6 +129,22 @@ def plan_sections(dashboard: str) -> list[tuple[str, str]]:
 
 def follows_line(earlier: Path, language: str | None) -> str:
     return f"**{words(language)['follows']}:** {earlier}"
+
+
+def follow_up_workspace(earlier: Path, workspace: str | Path | None = None) -> Path:
+    """The new workspace of a follow-up: `workspace` (new or empty), else `<earlier>-follow-up`, numbered."""
+    if workspace is not None:
+        chosen = Path(workspace).expanduser()
+        if chosen.exists() and (not chosen.is_dir() or any(chosen.iterdir())):
+            raise SettingValueError(
+                f"{chosen} exists and is not empty; a follow-up needs a new or empty folder: choose another --workspace"
+            )
+        return chosen
+    base = earlier.parent / f"{earlier.name}-follow-up"
+    candidate, number = base, 2
+    while candidate.exists() and (not candidate.is_dir() or any(candidate.iterdir())):
+        candidate, number = base.with_name(f"{base.name}-{number}"), number + 1
+    return candidate
 
 
 def parents(root: Path, limit: int = 100) -> list[Path]:

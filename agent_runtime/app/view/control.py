@@ -47,6 +47,7 @@ from agent_runtime.app.background_runs import (
 from agent_runtime.app.run_state import holds_lock_file, lock_state, utf8
 from agent_runtime.app.view.events import EventTail
 from agent_runtime.domain.layout import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS, ResearchWorkspace, title_slug
+from agent_runtime.domain.steering import follow_up_workspace
 from agent_runtime.engine.commands import command
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import RUNTIME, Workspace
@@ -344,8 +345,6 @@ def start_run(root: Path, wanted: NewRun, defaults: RunDefaults) -> tuple[str, i
 def follow_up_run(root: Path, earlier: Path, question: object, defaults: RunDefaults) -> tuple[str, int]:
     """Start `deep-researcher follow-up` of the finished run in `earlier`, in a new workspace beside
     it in `root`, with the defaults of `view`; returns (the new folder's name, the pid) once it works."""
-    from agent_runtime.app.follow_up import follow_up_workspace
-
     if not isinstance(question, str) or not " ".join(question.split()):
         raise BadRequest('the body must be JSON with the follow-up question: {"question": "What changed in 2026?"}')
     question = " ".join(question.split())

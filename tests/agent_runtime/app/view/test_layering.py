@@ -17,6 +17,7 @@ ALLOWED = {
     "agent_runtime.app.background_runs",  # how a run is started in the background (imports only errors)
     "agent_runtime.app.run_state",  # a run's lock and figures, read from its files (shared with batch)
     "agent_runtime.engine.commands",  # the resume command, printed as run and inspect print it (imports shlex)
+    "agent_runtime.domain.steering",  # a follow-up's folder name (imports only language, errors and sandbox)
 }  # fmt: skip
 
 
