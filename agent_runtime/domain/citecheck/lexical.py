@@ -250,7 +250,10 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms)
     soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text)
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
-    negated = tx.negation_count(statement) % 2 != tx.negation_count(matching) % 2
+    negated = (
+        tx.negation_count(statement, tx.content_tokens(matching)) % 2
+        != tx.negation_count(matching, words) % 2
+    )
     flip = tx.opposite(statement, matching)
     if negated and not flip:
         hard.append(Reason("negation"))

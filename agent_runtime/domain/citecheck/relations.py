@@ -241,32 +241,42 @@ def _pair_for(
     change: fx.Quantity | None, claim: str, facts: fx.Facts, figures: list[_Figure], sentences: list[Sentence]
 ) -> tuple[_Figure, _Figure] | None:
     """The two figures a change or a multiple relates, when the source makes it plain: of figures
-    alike (one measure; the change's, if it names one), the one pair that is best dated with the
-    claim's two dates, then written among the claim's words, then in one sentence ("1,450 reais,
-    compared with 1,100"). None when two pairs tie."""
+    alike (one measure the claim may speak of; the change's, if it names one), the one pair that
+    is best dated with the claim's two dates, then written among the claim's words, then in one
+    sentence ("1,450 reais, compared with 1,100"). None when two pairs tie."""
+    words = tx.content_tokens(claim)
+
+    def foreign(measure: str) -> bool:  # 3,118 households, for a claim about the population
+        return bool(measure) and measure not in words and measure not in fx.CURRENCIES and measure.isascii()
+
     pairs = _pairs(figures)
     candidates = [
         (a, b) for a, b in pairs
-        if a.quantity.measure and a.quantity.measure == b.quantity.measure
+        if a.quantity.measure and a.quantity.measure == b.quantity.measure and not foreign(a.quantity.measure)
         and (change is None or change.kind == "percent" or not change.measure or a.quantity.measure == change.measure)
     ]  # fmt: skip
     if not candidates:  # figures that do not say what they count: of one kind, a change's if it has one
         candidates = [
             (a, b) for a, b in pairs
-            if change is None or change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity))
+            if (change is None or change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity)))
+            and not (a.quantity.measure and b.quantity.measure and a.quantity.measure != b.quantity.measure)
         ]  # fmt: skip
     if not candidates:
         return None
-    words = tx.content_tokens(claim)
+    # (a Chinese character says more than a Latin letter: its reach is shorter)
+    reaches = (8, 16) if tx.is_chinese(claim) else (20, 40)
 
-    def near(f: _Figure) -> set[str]:  # the words written around a figure: "population of 6,482"
+    def near(f: _Figure, reach: int) -> set[str]:  # the words written around a figure: "population of 6,482"
         text = sentences[f.sentence].text
-        return tx.content_tokens(text[max(0, f.at - 40) : f.at + len(f.quantity.text) + 20])
+        return tx.content_tokens(text[max(0, f.at - reach) : f.at + len(f.quantity.text) + reach // 2])
 
-    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, int, bool]:
+    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, int, int, bool]:
         shared = words & (sentences[pair[0].sentence].tokens | sentences[pair[1].sentence].tokens)
-        close = len(words & near(pair[0])) + len(words & near(pair[1]))
-        return _dated_as(pair, facts), close, len(shared), pair[0].sentence == pair[1].sentence
+        # the claim's words right by a figure count twice: "a population of 6,482 living in 2,790
+        # households" gives 6,482 for a claim about the population
+        close = sum(len(words & near(f, reach)) for f in pair for reach in reaches)
+        strange = sum(1 for f in pair if foreign(f.quantity.measure))
+        return _dated_as(pair, facts), -strange, close, len(shared), pair[0].sentence == pair[1].sentence
 
     ranked = sorted(candidates, key=rank, reverse=True)
     if len(ranked) > 1 and rank(ranked[0]) == rank(ranked[1]):
