@@ -213,6 +213,8 @@ def _bound(text: str, start: int, end: int, *, date: bool = False) -> tuple[Boun
     found = [(m.group(0), bound) for bound, pattern in (_DATE_BEFORE_RE if date else _BEFORE_RE) if (m := pattern.search(before))]
     if found:  # the longest cue: 不超过 (at most), not 超过 (more than)
         cue, bound = max(found, key=lambda item: len(item[0].strip()))
+        if date and re.search(r"\bthe\s*$", cue, re.I) and re.match(r"\s+[a-z]{3,}", text[end:]):
+            return "eq", text[start:end]  # "after the 2024 election": the year names the event, the bound is on it
         return bound, cue + text[start:end]  # type: ignore[return-value]
     return "eq", text[start:end]
 

@@ -54,7 +54,7 @@ _REFERS = re.compile(
     r"\b(?:it|its|they|their|he|she|his|her|the (?:company|firm|group|bank|agency|ministry|government|city|"
     r"country|team|club|council|court|party|organisation|organization|university|institute|fund|board|"
     r"carmaker|airline|insurer|lender|retailer|regulator|utility|operator|developer|manufacturer))\b"
-    r"|该|其|公司|他|她|该行|集团",
+    r"|该|其|公司|他|她|该行|集团|本场|本次|此次|这场|这次|本届|此前",
     re.I,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -124,9 +124,21 @@ def _name_found(name: str, sentence_tokens: frozenset[str], text: str) -> bool:
         parts = [p for p in re.split(r"[.&-]", name) if p]
         if all(tx.stem(p) in sentence_tokens or p in text.lower() for p in parts):
             return True
+        if _demonym_of(name.lower(), low):
+            return True
         initials = "".join(w[0].lower() for w in re.findall(r"\b[A-Z][a-z]+", text))
         return 3 <= len(name) <= 6 and name in initials  # IMF for the International Monetary Fund
     return tx.zh_name_found(name, text)
+
+
+def _demonym_of(name: str, text: str) -> bool:
+    """Whether a name is the adjective of a place the text names: Andalusian (Andalusia), Kenyan,
+    Brazilian, Italian (Italy)."""
+    for place in set(re.findall(r"\b[a-z]{4,}\b", text)):
+        root = place[:-1] + "i" if place.endswith("y") else place
+        if name.startswith(root) and name[len(root) :] in ("n", "an", "ian", "ese", "ish"):
+            return True
+    return False
 
 
 def _word_score(word: str, zh: bool, text: str, tokens: frozenset[str]) -> float:
@@ -247,8 +259,8 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     rest = [x for x in before if x.section != section]
     lead_apart = [sentences[0]] if passage_ids[0] > 0 and sentences[0].section != section else []
     earlier = [*rest, *reversed(around.headings), *lead_apart, *section_before]
-    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms)
-    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text)
+    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor])
+    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor])
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = (
         tx.negation_count(statement, tx.content_tokens(matching)) % 2
@@ -399,6 +411,7 @@ def _check_names(
     earlier: list[Sentence],
     page_text: str,
     acronyms: frozenset[str] = frozenset(),
+    anchor: Sentence | None = None,
 ) -> list[Reason]:
     """Each name of the claim in the passage, or where a reader of the page takes it from:
     - the passage's context (the sentences before it, the headings above it, the title), nearest
@@ -425,7 +438,10 @@ def _check_names(
     shortened = [n for n in missing if _called_short(n, claim, text)]
     missing = [n for n in missing if n not in shortened]
     blocked = False  # the nearest heading names someone else: the passage speaks of them
-    if missing and _refers_to_context(text, _subjects(passage, names, page_text) - claim_words):
+    # whom the passage speaks of is read in the sentence that states the claim (the anchor), not in
+    # a neighbour joined for a word ("…by TSMC. Quillon said laptops…": Quillon is no rival)
+    own = [anchor] if anchor is not None else passage
+    if missing and _refers_to_context(" ".join(s.text for s in own), _subjects(own, names, page_text) - claim_words):
         stems = {tx.stem(n) if n.isascii() else n for n in names}
         for level in around.levels:
             heading = level in around.headings
@@ -499,7 +515,17 @@ def _claim_opening(claim: str) -> Sentence:
 def _subject_part(sentence: Sentence) -> Sentence:
     """The opening of a sentence, where its subject is named: a name further on ("…with Pierre
     Curie") is not whom the next sentence's "she" means."""
+    opener = _PARTICIPLE_OPENER.match(sentence.text)
+    if opener:  # "Founded in 1998 by Graham Nuttall, it now operates…": the subject follows the comma
+        return _opening(sentence.text[opener.end() :], words=6, characters=12)
     return _opening(sentence.text, words=6, characters=12)
+
+
+# A sentence opening with a participle phrase ("Founded in 1998 by …,", "Born in Lyon,", "Located
+# on …,") names its subject after the comma.
+_PARTICIPLE_OPENER = re.compile(
+    r"\W*(?:[A-Z][a-z]+ed|Born|Built|Founded|Located|Based|Known|Made|Run|Set|Being|Having|Originally [a-z]+ed)\b[^,;]{0,120},\s*"
+)
 
 
 @lru_cache(maxsize=4096)
