@@ -172,7 +172,50 @@ def _matching_clauses(words: set[str], zh: bool, sentences: list[Sentence]) -> s
 
 def check_lexical(claim: str, source_text: str, title: str = "") -> CitationCheck:
     """The lexical verdict on `claim` against `source_text`, whose title is `title` (see the
-    module's docstring)."""
+    module's docstring). A summary sentence that joins facts of several of the source's sentences
+    ("The bridge reopened after a three-day closure, with engineers finding no damage") finds no
+    one passage saying it all: when the whole finds none (only names or words missing, no fact
+    contradicted), each of its parts is checked on its own, and the sentence stands if every
+    part does."""
+    whole = _check_whole(claim, source_text, title)
+    if whole.verdict != "unsupported" or not all(r.kind in _UNREACHED for r in whole.reasons):
+        return whole
+    parts = _claim_parts(clean(claim))
+    if len(parts) < 2:
+        return whole
+    checks = [_check_whole(part, source_text, title) for part in parts]
+    if any(c.verdict == "unsupported" for c in checks):
+        return whole
+    verdict: Verdict = "supported" if all(c.verdict == "supported" for c in checks) else "weak"
+    joined = [c for c in checks if c.passage]
+    return CitationCheck(
+        whole.claim,
+        verdict,
+        " … ".join(dict.fromkeys(c.passage for c in joined)),
+        (min(c.lines[0] for c in joined), max(c.lines[1] for c in joined)) if joined else (0, 0),
+        [r for c in checks for r in c.reasons],
+        "lexical",
+        min(c.score for c in checks),
+        context=joined[0].context if joined else "",
+    )
+
+
+# The reasons a whole summary sentence may fail for only because no one passage says it all.
+_UNREACHED = frozenset({"name", "coverage_low", "coverage_partial", "no_passage"})
+# Where a sentence joins two facts: ", with …", "; ", ", while …", "；" (not ", and …", which often
+# leaves out its verb: "…went to Osei, and this year's to Tanner").
+# (not at a Chinese comma: the clauses after it leave out the subject, which the check must see)
+_PART = re.compile(r"\s*(?:;|,\s+(?=(?:with|while|after|before|but|which|as|where)\b))\s*|；", re.I)
+
+
+def _claim_parts(statement: str) -> list[str]:
+    """The parts of a sentence that each state a fact of their own; none when one part is too
+    short to be checked alone (under three words that carry meaning)."""
+    parts = [p.strip() for p in _PART.split(statement) if p and p.strip()]
+    return parts if all(len(tx.content_tokens(p)) >= 3 for p in parts) else []
+
+
+def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     statement = clean(claim)
     if not re.search(r"[^\W\d_]", statement):
         return CitationCheck(statement, "weak", reasons=[Reason("no_words")])

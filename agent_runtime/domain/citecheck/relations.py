@@ -156,6 +156,10 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         pair = _pair_for(facts.amounts[min(own)] if own else None, claim, facts, figures, sentences)
         if pair:
             start, to = pair
+    elif to is None and bool(up) != bool(down):  # "the population fell between the 2011 and 2021 censuses"
+        pair = _pair_for(None, claim, facts, figures, sentences)
+        if pair and _dated_as(pair, facts):  # only figures the claim's own two dates point at
+            start, to = pair
     order = most or least
     source_text = " ".join(sentence.text for sentence in sentences)
     if to is not None and order and not (up or down):
