@@ -271,11 +271,14 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     soft: list[Reason] = []
     elsewhere = [s for k, s in enumerate(sentences) if k not in passage_ids and _shares(ordinary, zh, s)]
     near = range(max(0, anchor - _NEIGHBOURS), anchor + _NEIGHBOURS + 1)
+    # the figures of what the claim measures (2.6 metres longer: the lengths), wherever the page gives them
+    measures = {q.measure for q in claim_facts.amounts if q.measure}
     window = [  # the anchor's section around it, and wherever else the claim's figures are stated
         s for k, s in enumerate(sentences)
         if (k in near and s.section == sentences[anchor].section)
         or (claim_facts.amounts and hits[k])
         or (claim_facts.dates and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(s)) and _shares(ordinary, zh, s))
+        or (measures and any(p.measure in measures for p in s.facts.amounts) and _shares(ordinary, zh, s))
     ]  # fmt: skip
     related = check_relations(statement, claim_facts, window)
     hard += related.hard

@@ -43,8 +43,16 @@ _DOWN = re.compile(
 )
 # "50% more vehicles than in 2022", "350 reais more … than a year ago", "多了300人": a change and
 # its direction written after the figure.
-_MORE_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){0,1}(more|higher|larger|greater|bigger)\b(?=.*\bthan\b)|^\s*(?:的)?(?:增幅|涨幅)", re.I)
-_LESS_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){0,1}(fewer|less|lower|smaller)\b(?=.*\bthan\b)|^\s*(?:的)?(?:降幅|跌幅)", re.I)
+_MORE_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,1}(more|higher|larger|greater|bigger|longer|taller|heavier|wider|deeper|older|faster)\b(?=.*\bthan\b)"
+    r"|^\s*(?:的)?(?:增幅|涨幅)",
+    re.I,
+)
+_LESS_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,1}(fewer|less|lower|smaller|shorter|lighter|narrower|shallower|younger|slower|cheaper)\b(?=.*\bthan\b)"
+    r"|^\s*(?:的)?(?:降幅|跌幅)",
+    re.I,
+)
 _MULTIPLE = [
     (re.compile(r"\bdoubl(?:ed|es|ing|e)\b|翻了?一番|翻番|翻倍|增长了?一倍", re.I), 2.0),
     (re.compile(r"\btripl(?:ed|es|ing|e)\b|增长了?两倍", re.I), 3.0),
@@ -110,6 +118,7 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     """The relation of the claim's figures checked against the figures of `sentences` (the passage
     and the sentences around it, in the source's order)."""
     up, down = _UP.search(claim), _DOWN.search(claim)
+    worded = bool(up or down)  # a change in time (rose, fell), not only a comparison (longer than)
     for q in facts.amounts:  # "50% more … than": the direction follows the figure
         at = claim.find(q.text)
         tail = claim[at + len(q.text) :] if at >= 0 else ""
@@ -181,6 +190,11 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
                     low, high = sorted((start, to), key=lambda f: f.quantity.value)
                     first, last = (low, high) if factor[0] > 1 else (high, low)
             path = _path(first, last)
+            # "A is 2.6 metres longer than B": which figure is A's the page does not say by its order
+            # of writing, so only the size is checked unless a date or "from"/"a year earlier" orders them
+            ordered = worded or factor is not None or _told_apart(start, to)
+            if not ordered:
+                first, last = sorted((start, to), key=lambda f: f.quantity.value) if up else sorted((start, to), key=lambda f: -f.quantity.value)
             if last.quantity.value == first.quantity.value or (last.quantity.value > first.quantity.value) != bool(up):
                 hard.append(Reason("direction", said=said.group(0) if said else "", found=path))
             else:
@@ -410,6 +424,11 @@ def _before(a: _Figure, b: _Figure) -> bool:
     if a.planned != b.planned:
         return b.planned
     return (a.sentence, a.at) < (b.sentence, b.at)
+
+
+def _told_apart(a: _Figure, b: _Figure) -> bool:
+    """Whether the page says which of two figures is the earlier: by their dates or a marker."""
+    return (a.date is not None and b.date is not None and a.date != b.date) or a.earlier != b.earlier or a.planned != b.planned
 
 
 def _path(first: _Figure, last: _Figure) -> str:

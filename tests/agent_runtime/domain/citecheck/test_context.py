@@ -307,3 +307,25 @@ def test_chinese_this_match_refers_to_the_page_topic_and_two_common_words_are_no
     assert check_citation("北江队与东港队的这场比赛共有3.6万名观众到场。", match, title=title).verdict == "unsupported"
     assert "农村居民" not in zh_people("2023年全镇农村居民人均可支配收入为28650元。")
     assert "黄秀兰" in zh_people("酱园如今由第五代传人黄秀兰经营。")
+
+
+FERRY = """# MV Kell Dawn
+
+**MV Kell Dawn** is a ro-ro ferry built in 2014. She is 98.6 metres long and carries up to 600 passengers.
+
+## Sister ship
+
+Her sister, MV Kell Morning, was delivered in 2017. She is slightly longer, at 101.2 metres, and carries up to 700 passengers.
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # the other length is in another section: found by what the claim measures (metres)
+        ("MV Kell Morning is about 2.6 metres longer than MV Kell Dawn.", "supported"),
+        ("MV Kell Morning is about 4 metres longer than MV Kell Dawn.", "unsupported"),
+    ],
+)
+def test_a_difference_in_a_comparison_is_worked_out_from_figures_anywhere_on_the_page(claim: str, verdict: str) -> None:
+    assert check_citation(claim, FERRY, title="MV Kell Dawn").verdict == verdict
