@@ -491,6 +491,9 @@ def _check_names(
         stems = {tx.stem(n) if n.isascii() else n for n in names}
         for level in around.levels:
             heading = level in around.headings
+            if not heading and _names_another_of_its_kind(level.text, claim, missing):
+                blocked = True  # "…stood the smaller Greyrigg Viaduct. It was demolished": not Pellham's
+                break
             where = level if heading else _subject_part(level)
             missing = [n for n in missing if not _name_found(n, where.tokens, where.text)]
             if not missing:
@@ -510,6 +513,28 @@ def _check_names(
     # An acronym (LFP, IMF) the source uses elsewhere: the passage spells it out, or calls it "it".
     missing = [n for n in missing if not (n in acronyms and any(_name_found(n, s.tokens, s.text) for s in elsewhere))]
     return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
+
+
+def _names_another_of_its_kind(text: str, claim: str, missing: list[str]) -> bool:
+    """Whether a sentence before the passage names another thing of the kind the claim names: a
+    name with the same last word as the claim's missing one and a word of its own before it
+    (Greyrigg Viaduct, for a claim about the Pellham Viaduct; not Kestrel Aviation Ltd)."""
+    wanted = {tx.stem(n) for n in missing if n.isascii()}
+    kinds = {run[-1]: set(run) for run in _capitalised_runs(claim) if set(run) & wanted}
+    return any(run[-1] in kinds and set(run) - kinds[run[-1]] for run in _capitalised_runs(text))
+
+
+def _capitalised_runs(text: str) -> list[list[str]]:
+    """The names of two words or more a text writes with capitals (as stems), without an article
+    or other small word before them ("The Harlow Street Bridge" is Harlow Street Bridge)."""
+    runs = []
+    for match in re.finditer(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*)+", text):
+        words = re.findall(r"[A-Z][\w'’-]*", match.group(0))
+        while words and words[0].lower() in tx.STOP:
+            words.pop(0)
+        if len(words) >= 2:
+            runs.append([tx.stem(w.lower()) for w in words])
+    return runs
 
 
 def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:

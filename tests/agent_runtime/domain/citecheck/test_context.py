@@ -329,3 +329,20 @@ Her sister, MV Kell Morning, was delivered in 2017. She is slightly longer, at 1
 )
 def test_a_difference_in_a_comparison_is_worked_out_from_figures_anywhere_on_the_page(claim: str, verdict: str) -> None:
     assert check_citation(claim, FERRY, title="MV Kell Dawn").verdict == verdict
+
+
+VIADUCT = """# Tarnby Viaduct
+
+The **Tarnby Viaduct** is a disused railway viaduct near the village of Tarnby. Built in 1861, it has 14 arches.
+
+## Nearby
+
+Three kilometres downstream stood the smaller Helm Viaduct, with six arches. It was demolished in 1979.
+"""
+
+
+def test_it_after_a_sentence_naming_another_of_the_kind_speaks_of_that_one() -> None:
+    # "…stood the smaller Helm Viaduct. It was demolished": the Helm Viaduct, not the page's
+    assert check_citation("The Tarnby Viaduct was demolished in 1979.", VIADUCT, title="Tarnby Viaduct").verdict == "unsupported"
+    assert check_citation("The Helm Viaduct was demolished in 1979.", VIADUCT, title="Tarnby Viaduct").verdict == "supported"
+    assert check_citation("The Tarnby Viaduct has 14 arches.", VIADUCT, title="Tarnby Viaduct").verdict == "supported"
