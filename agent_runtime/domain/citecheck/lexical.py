@@ -491,8 +491,14 @@ def _check_names(
         stems = {tx.stem(n) if n.isascii() else n for n in names}
         for level in around.levels:
             heading = level in around.headings
-            if not heading and _names_another_of_its_kind(level.text, claim, missing):
-                blocked = True  # "…stood the smaller Greyrigg Viaduct. It was demolished": not Pellham's
+            # the sentence right before "it": the thing of the claim's kind it names is whom "it" means
+            # ("…stood the smaller Greyrigg Viaduct. It was demolished": not the Pellham Viaduct)
+            referent = _named_of_its_kind(level.text, claim, missing) if level is around.levels[0] and not heading else None
+            if referent is False:
+                blocked = True
+                break
+            if referent:
+                missing = []
                 break
             where = level if heading else _subject_part(level)
             missing = [n for n in missing if not _name_found(n, where.tokens, where.text)]
@@ -515,25 +521,33 @@ def _check_names(
     return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
 
 
-def _names_another_of_its_kind(text: str, claim: str, missing: list[str]) -> bool:
-    """Whether a sentence before the passage names another thing of the kind the claim names: a
-    name with the same last word as the claim's missing one and a word of its own before it
-    (Greyrigg Viaduct, for a claim about the Pellham Viaduct; not Kestrel Aviation Ltd)."""
+def _named_of_its_kind(text: str, claim: str, missing: list[str]) -> bool | None:
+    """Whom "it" after this sentence means, when the sentence names a thing of the kind the claim
+    names (a name with the same last word as the claim's missing one), not after "with", "by",
+    "and"…: True when it is the claim's (the Helm Viaduct), False when another (the Greyrigg
+    Viaduct, for a claim about the Pellham Viaduct), None when the sentence names none."""
     wanted = {tx.stem(n) for n in missing if n.isascii()}
-    kinds = {run[-1]: set(run) for run in _capitalised_runs(claim) if set(run) & wanted}
-    return any(run[-1] in kinds and set(run) - kinds[run[-1]] for run in _capitalised_runs(text))
+    kinds = {run[-1]: set(run) for run, _ in _capitalised_runs(claim) if set(run) & wanted}
+    found = [run for run, before in _capitalised_runs(text) if run[-1] in kinds and not _OBJECT_CUE.search(before)]
+    if not found:
+        return None
+    return all(set(run) <= kinds[run[-1]] for run in found)
 
 
-def _capitalised_runs(text: str) -> list[list[str]]:
+_OBJECT_CUE = re.compile(r"\b(?:with|by|and|or|to|from|for|against|than|of|like|as)\s+(?:the\s+)?$", re.I)
+
+
+def _capitalised_runs(text: str) -> list[tuple[list[str], str]]:
     """The names of two words or more a text writes with capitals (as stems), without an article
-    or other small word before them ("The Harlow Street Bridge" is Harlow Street Bridge)."""
+    or other small word before them ("The Harlow Street Bridge" is Harlow Street Bridge), each
+    with the text before it."""
     runs = []
     for match in re.finditer(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*)+", text):
         words = re.findall(r"[A-Z][\w'’-]*", match.group(0))
         while words and words[0].lower() in tx.STOP:
             words.pop(0)
         if len(words) >= 2:
-            runs.append([tx.stem(w.lower()) for w in words])
+            runs.append(([tx.stem(w.lower()) for w in words], text[max(0, match.start() - 20) : match.start()]))
     return runs
 
 
@@ -666,8 +680,8 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
         kin = _KIN.match(sentence.text)
         if kin:  # "His father ran…", "其父…": someone else than the one the context names
             own.add(kin.group(0).strip().lower())
-    for sentence in passage:  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
-        first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", sentence.text)
+    for sentence, opening in zip(passage, openings, strict=True):  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
+        first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", opening.text)
         if first and tx.stem(first.group(1)) in sentence.names:
             own.add(tx.stem(first.group(1)))
     text = " ".join(o.text for o in openings)
