@@ -36,6 +36,7 @@ from agent_runtime.domain.citecheck.page import (
     heading_sentences,
     make_sentence,
     scoped_dates,
+    scoped_ordinal,
     source_sentences,
 )
 from agent_runtime.domain.citecheck.relations import check_relations
@@ -58,15 +59,6 @@ _REFERS = re.compile(
     re.I,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-# A Chinese proper name by its ending: a lake, a village, a ship, a bridge, a company…
-_ZH_PLACE = re.compile(
-    r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
-)
-def _zh_places(text: str) -> list[re.Match[str]]:
-    """Chinese names of places and bodies (白沙湖, 桐岭乡, 海雁号), not 全镇, 本市, 该村 or 2023年全镇."""
-    return [m for m in _ZH_PLACE.finditer(text) if m.group(0)[-2] not in "全本该各此每其" and m.group(0)[0] not in "年月日号"]
-
-
 _KIN = re.compile(
     r"^\W*(?:[A-Z][a-z]+\s+)?(?:his|her|their)\s+(?:father|mother|brother|sister|wife|husband|son|daughter|uncle|aunt|"
     r"grandfather|grandmother|cousin|parents|partner|widow|widower|nephew|niece)\b"
@@ -273,12 +265,14 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     near = range(max(0, anchor - _NEIGHBOURS), anchor + _NEIGHBOURS + 1)
     # the figures of what the claim measures (2.6 metres longer: the lengths), wherever the page gives them
     measures = {q.measure for q in claim_facts.amounts if q.measure}
+    ranks = {q.value for q in claim_facts.ordinals}  # 从第六次到第七次普查: the figures filed under both
     window = [  # the anchor's section around it, and wherever else the claim's figures are stated
         s for k, s in enumerate(sentences)
         if (k in near and s.section == sentences[anchor].section)
         or (claim_facts.amounts and hits[k])
         or (claim_facts.dates and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(s)) and _shares(ordinary, zh, s))
         or (measures and any(p.measure in measures for p in s.facts.amounts) and _shares(ordinary, zh, s))
+        or (len(ranks) > 1 and s.facts.amounts and scoped_ordinal(s) in ranks and _shares(ordinary, zh, s))
     ]  # fmt: skip
     related = check_relations(statement, claim_facts, window)
     hard += related.hard
@@ -290,7 +284,11 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     hard += amount_hard
     soft += amount_soft
     hard += _check_dates(claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], around)
-    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around)
+    page: list[Sentence] = []  # the page's sentences and headings, read only for a claim of two ordinals
+    if len(claim_facts.ordinals) > 1:
+        headings = {h: None for s in sentences for h in s.headings}  # each heading once
+        page = [*sentences, *heading_sentences("", tuple(headings))]
+    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around, page)
     hard += ordinal_hard
     soft += ordinal_soft
     inner = frozenset().union(*(s.names - {s.opener} for s in sentences)) if sentences else frozenset()
@@ -425,15 +423,19 @@ def _check_dates(claim: fx.Facts, anchor: Sentence, passage: list[Sentence], aro
 
 
 def _check_ordinals(
-    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context
+    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context, page: list[Sentence]
 ) -> tuple[list[Reason], list[Reason]]:
     """Each ordinal of the claim in the passage or the headings above it ("## 第七次人口普查");
     another ordinal there is a contradiction, none at all leaves the claim weak."""
     hard, soft = [], []
     stated = [p for s in passage for p in s.facts.ordinals]
     scoped = [p for h in around.headings for p in h.facts.ordinals]
+    met = [q for q in claim.ordinals if any(p.value == q.value for p in (*stated, *scoped))]
     for q in claim.ordinals:
-        if any(p.value == q.value for p in (*stated, *scoped)):
+        if q in met:
+            continue
+        # "与第六次普查相比…第七次普查时": one ordinal is the passage's, the other another section's
+        if met and any(q.value == p.value for s in page for p in s.facts.ordinals):
             continue
         if stated:
             hard.append(Reason("ordinal", said=q.text, found=", ".join(dict.fromkeys(p.text for p in stated))))
@@ -557,7 +559,7 @@ def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
     "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
     out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
     if _HAN.search(heading.text):
-        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in _zh_places(heading.text)}
+        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in tx.zh_places(heading.text)}
     return out
 
 
@@ -648,7 +650,7 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     if not refers:
         return False
     # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
-    if _HAN.search(text) and any(m.end() <= refers.start() for m in _zh_places(text)):
+    if _HAN.search(text) and any(m.end() <= refers.start() for m in tx.zh_places(text)):
         return False
     low = text.lower()
     found = (low.find(n.lower()[:4]) for n in subjects)  # a stem's first letters mark where its word is
@@ -687,7 +689,7 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
     text = " ".join(o.text for o in openings)
     if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
         people = [n for n in tx.zh_people(text) if len(n) >= 3 or page_text.count(n) >= 2]  # jieba's 于清 once is no one
-        named = [*people, *(m.group(0) for s in passage for m in _zh_places(s.text[:12]))]
+        named = [*people, *(m.group(0) for s in passage for m in tx.zh_places(s.text[:12]))]
         own |= {
             n for n in named
             if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
-from agent_runtime.domain.citecheck.page import Sentence, scoped_dates
+from agent_runtime.domain.citecheck.page import Sentence, scoped_dates, scoped_ordinal
 from agent_runtime.domain.citecheck.verdict import Reason
 
 # Words that say which way a figure went; comparatives (more, fewer, higher) are left out: in a
@@ -112,6 +112,7 @@ class _Figure:
     earlier: bool  # marked as the earlier figure ("from", "a year earlier", 上年)
     planned: bool = False  # a target or forecast ("will reach 43% by 2025", 将达到): later than what is
     change: bool = False  # written as a change ("fell by 2,300", 增长12%)
+    rank: float | None = None  # the ordinal it is filed under (第七次普查, the 3rd season), if any
 
 
 def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> Relations:
@@ -288,12 +289,21 @@ def _pair_for(
         text = sentences[f.sentence].text
         return tx.content_tokens(text[max(0, f.at - reach) : f.at + len(f.quantity.text) + reach // 2])
 
+    def about_another(f: _Figure) -> bool:
+        """Whether the figure's clause names someone or somewhere the claim does not ("同期，相邻的
+        桐岭乡常住人口为6412人", "In neighbouring Elverton, …92%"): that figure is theirs."""
+        text = sentences[f.sentence].text
+        clause = re.split(r"[,;:，；：。]", text[: f.at])[-1]
+        if re.search(r"[\u4e00-\u9fff]", clause):
+            return any(m.group(0) not in claim for m in tx.zh_places(clause))
+        return any(tx.stem(w.lower()) not in words for w in re.findall(r"(?<=\s)[A-Z][a-z]{2,}", clause))
+
     def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, int, int, bool]:
         shared = words & (sentences[pair[0].sentence].tokens | sentences[pair[1].sentence].tokens)
         # the claim's words right by a figure count twice: "a population of 6,482 living in 2,790
         # households" gives 6,482 for a claim about the population
         close = sum(len(words & near(f, reach)) for f in pair for reach in reaches)
-        strange = sum(1 for f in pair if foreign(f.quantity.measure))
+        strange = sum(1 for f in pair if foreign(f.quantity.measure) or about_another(f))
         return _dated_as(pair, facts), -strange, close, len(shared), pair[0].sentence == pair[1].sentence
 
     ranked = sorted(candidates, key=rank, reverse=True)
@@ -364,9 +374,13 @@ def _check_size(
 
 
 def _dated_as(pair: tuple[_Figure, _Figure], facts: fx.Facts) -> bool:
-    """Whether the two figures are dated with two different dates of the claim."""
+    """Whether the two figures are dated with two different dates of the claim, or filed under two
+    different ordinals of it (从第六次到第七次普查)."""
     years = [fx.day_range(d) for d in facts.dates if d.y is not None]
     a, b = pair
+    ranks = {q.value for q in facts.ordinals}
+    if len(ranks) >= 2 and a.rank in ranks and b.rank in ranks and a.rank != b.rank:
+        return True
     if len(years) < 2 or a.date is None or b.date is None or a.date == b.date:
         return False
     return all(any(lo <= day <= hi for lo, hi in years) for day in (a.date, b.date))
@@ -392,7 +406,8 @@ def _figures(sentences: list[Sentence]) -> list[_Figure]:
             date = _nearest_date(sentence, at) if len(days) > 1 and sentence.facts.dates else (days[0] if days else None)
             earlier = bool(_EARLIER.search(near)) and _marks(near, q.text)
             planned = bool(_PLANNED.search(sentence.text[max(0, at - 30) : at]))
-            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, _is_change(sentence.text, q)))
+            rank = scoped_ordinal(sentence)
+            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, _is_change(sentence.text, q), rank))
     return out
 
 
@@ -419,6 +434,8 @@ def _before(a: _Figure, b: _Figure) -> bool:
     """Whether figure `a` is the earlier: by date, else by an earlier-marker, else by position."""
     if a.date is not None and b.date is not None and a.date != b.date:
         return a.date < b.date
+    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+        return a.rank < b.rank
     if a.earlier != b.earlier:
         return a.earlier
     if a.planned != b.planned:
@@ -428,7 +445,12 @@ def _before(a: _Figure, b: _Figure) -> bool:
 
 def _told_apart(a: _Figure, b: _Figure) -> bool:
     """Whether the page says which of two figures is the earlier: by their dates or a marker."""
-    return (a.date is not None and b.date is not None and a.date != b.date) or a.earlier != b.earlier or a.planned != b.planned
+    return (
+        (a.date is not None and b.date is not None and a.date != b.date)
+        or (a.rank is not None and b.rank is not None and a.rank != b.rank)
+        or a.earlier != b.earlier
+        or a.planned != b.planned
+    )
 
 
 def _path(first: _Figure, last: _Figure) -> str:

@@ -416,3 +416,14 @@ def zh_same_person(short: str, full: str) -> bool:
             core = core[: -len(title)]
             break
     return core == zh_surname(full) and core != short
+
+
+# A Chinese proper name by its ending: a lake, a village, a ship, a bridge, a company…
+ZH_PLACE_RE = re.compile(
+    r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
+)
+
+
+def zh_places(text: str) -> list[re.Match[str]]:
+    """Chinese names of places and bodies (白沙湖, 桐岭乡, 海雁号), not 全镇, 本市, 该村 or 2023年全镇."""
+    return [m for m in ZH_PLACE_RE.finditer(text) if m.group(0)[-2] not in "全本该各此每其" and m.group(0)[0] not in "年月日号"]

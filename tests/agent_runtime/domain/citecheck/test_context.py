@@ -346,3 +346,32 @@ def test_it_after_a_sentence_naming_another_of_the_kind_speaks_of_that_one() -> 
     assert check_citation("The Tarnby Viaduct was demolished in 1979.", VIADUCT, title="Tarnby Viaduct").verdict == "unsupported"
     assert check_citation("The Helm Viaduct was demolished in 1979.", VIADUCT, title="Tarnby Viaduct").verdict == "supported"
     assert check_citation("The Tarnby Viaduct has 14 arches.", VIADUCT, title="Tarnby Viaduct").verdict == "supported"
+
+
+QINGSHI = """# 青石镇
+
+**青石镇**，隶属浙江省，地处县境东北部。
+
+## 人口
+
+### 第六次全国人口普查
+
+2010年第六次全国人口普查时，全镇常住人口为3.12万人。
+
+### 第七次全国人口普查
+
+常住人口为2.75万人，其中65岁及以上人口占21.6%。同期，相邻的竹溪乡常住人口为8815人。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # the two figures are filed under the two census headings; the neighbour's is not one of them
+        ("与第六次人口普查相比，青石镇常住人口在第七次普查时减少了约3700人。", "supported"),
+        ("与第六次人口普查相比，青石镇常住人口在第七次普查时减少了约5000人。", "unsupported"),
+        ("从第六次到第七次全国人口普查，青石镇常住人口有所增长。", "unsupported"),
+    ],
+)
+def test_a_change_between_two_sections_filed_under_ordinals_is_worked_out_from_their_figures(claim: str, verdict: str) -> None:
+    assert check_citation(claim, QINGSHI, title="青石镇").verdict == verdict
