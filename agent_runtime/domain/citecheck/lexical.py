@@ -595,8 +595,10 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
 
 
 def _claim_opening(claim: str) -> Sentence:
-    """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…")."""
-    return _opening(claim, words=4, characters=8)
+    """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…"); a place
+    after "in", "at" or "near" there is the setting, not the actor ("Local buyers in Serra Alta…")."""
+    opening = " ".join(claim.split()[:4])
+    return _opening(re.sub(r"\b(?:in|at|near|across|throughout)\s+(?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", " ", opening), words=4, characters=8)
 
 
 def _subject_part(sentence: Sentence) -> Sentence:

@@ -375,3 +375,14 @@ QINGSHI = """# 青石镇
 )
 def test_a_change_between_two_sections_filed_under_ordinals_is_worked_out_from_their_figures(claim: str, verdict: str) -> None:
     assert check_citation(claim, QINGSHI, title="青石镇").verdict == verdict
+
+
+def test_a_place_in_the_claims_setting_is_lent_by_the_title() -> None:
+    title = "Frost cuts tea harvest in Valle Verde, pushing up prices"
+    page = (
+        f"# {title}\n\nA late frost destroyed about a third of the spring tea crop, growers said on Monday.\n\n"
+        "Tea futures in London rose 6% over the past month, and local buyers are paying around 920 pesos per kilo, "
+        "compared with 700 pesos a year ago."
+    )
+    assert check_citation("Local buyers in Valle Verde are paying about 220 pesos more per kilo of tea than a year ago.", page, title=title).verdict == "supported"
+    assert check_citation("Local buyers in Valle Verde are paying about 320 pesos more per kilo of tea than a year ago.", page, title=title).verdict == "unsupported"
