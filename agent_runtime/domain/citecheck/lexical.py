@@ -502,8 +502,17 @@ def _check_names(
             if referent:
                 missing = []
                 break
+            # Chinese leaves the subject out and carries on with what the sentence before named, anywhere
+            # in it (…名为舍利塔，高31米。1976年地震中，塔刹震落…)
+            # — a thing or a place; a person is named where the subject is
+            nearest_zh = level is around.levels[0] and tx.is_chinese(level.text)
             where = level if heading else _subject_part(level)
-            missing = [n for n in missing if not _name_found(n, where.tokens, where.text)]
+            people = tx.zh_people(claim) if nearest_zh else ()
+            missing = [
+                n for n in missing
+                if not _name_found(n, where.tokens, where.text)
+                and not (nearest_zh and n not in people and _name_found(n, level.tokens, level.text))
+            ]  # fmt: skip
             if not missing:
                 break
             if heading and level is not around.headings[-1] and _heading_names(level, page_names) - stems:

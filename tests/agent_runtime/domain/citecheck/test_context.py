@@ -386,3 +386,12 @@ def test_a_place_in_the_claims_setting_is_lent_by_the_title() -> None:
     )
     assert check_citation("Local buyers in Valle Verde are paying about 220 pesos more per kilo of tea than a year ago.", page, title=title).verdict == "supported"
     assert check_citation("Local buyers in Valle Verde are paying about 320 pesos more per kilo of tea than a year ago.", page, title=title).verdict == "unsupported"
+
+
+def test_a_chinese_passage_without_a_subject_carries_on_with_the_thing_the_sentence_before_named() -> None:
+    page = (
+        "# 云居寺（临川）\n\n**云居寺**位于临川县城北，始建于唐代。\n\n## 塔\n\n"
+        "寺西北角有一座六角五层砖塔，名为文峰塔，高27米，建于南宋。1966年地震中，塔顶震落，1985年修复。"
+    )
+    assert check_citation("1966年地震中，云居寺文峰塔的塔顶被震落，1985年得以修复。", page, title="云居寺（临川）").verdict == "supported"
+    assert check_citation("1966年地震中，云居寺文峰塔的塔顶被震落，1995年得以修复。", page, title="云居寺（临川）").verdict == "unsupported"
