@@ -379,7 +379,10 @@ def zh_people(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for pair in jieba.posseg.cut(text):
         word = pair.word
-        if pair.flag.startswith("nr") and 2 <= len(word) <= 4 and word[0] in ZH_SURNAMES and word not in out and not _two_common_words(word):
+        if (
+            pair.flag.startswith("nr") and 2 <= len(word) <= 4 and word[0] in ZH_SURNAMES and word not in out
+            and not _two_common_words(word) and word[-1] not in _ZH_THING_ENDINGS
+        ):
             out.append(word)
     titles = "|".join(sorted(ZH_TITLES, key=len, reverse=True))
     for m in re.finditer(rf"(?<![\u4e00-\u9fff])([{''.join(ZH_SURNAMES)}])(?:{titles})|(?<=[，。；：“\s])([{''.join(ZH_SURNAMES)}])(?:{titles})", text):
@@ -387,6 +390,10 @@ def zh_people(text: str) -> tuple[str, ...]:
         if name not in out and not any(name in o for o in out):
             out.append(name)
     return tuple(out)
+
+
+# The last characters of a place or a building, never of a person's name: jieba tags 文峰塔 as one
+_ZH_THING_ENDINGS = frozenset("塔寺庙桥湖山河江街路村镇乡县市省港岛楼阁殿园馆宫墓洞泉")
 
 
 def _two_common_words(word: str) -> bool:
