@@ -287,7 +287,14 @@ def _pair_for(
 
     def near(f: _Figure, reach: int) -> set[str]:  # the words written around a figure: "population of 6,482"
         text = sentences[f.sentence].text
-        return tx.content_tokens(text[max(0, f.at - reach) : f.at + len(f.quantity.text) + reach // 2])
+        around = tx.content_tokens(text[max(0, f.at - reach) : f.at + len(f.quantity.text) + reach // 2])
+        *earlier, clause = re.split(r"[,;:，；：]", text[: f.at])
+        if not tx.content_tokens(re.sub(r"\d+\s*年|\d{4}", "", clause)):
+            # "2016年旅游收入约320万元；2023年为2650万元": a figure that only gives its date carries on
+            # with the words of the clause before it
+            before = " ".join(earlier) or (sentences[f.sentence - 1].text if f.sentence else "")
+            around |= tx.content_tokens(before[-reach:])
+        return around
 
     def about_another(f: _Figure) -> bool:
         """Whether the figure's clause names someone or somewhere the claim does not ("同期，相邻的

@@ -395,3 +395,12 @@ def test_a_chinese_passage_without_a_subject_carries_on_with_the_thing_the_sente
     )
     assert check_citation("1966年地震中，云居寺文峰塔的塔顶被震落，1985年得以修复。", page, title="云居寺（临川）").verdict == "supported"
     assert check_citation("1966年地震中，云居寺文峰塔的塔顶被震落，1995年得以修复。", page, title="云居寺（临川）").verdict == "unsupported"
+
+
+def test_a_figure_that_only_gives_its_year_carries_on_with_the_words_before_it() -> None:
+    page = (
+        "# 岭下村\n\n## 旅游发展\n\n2016年全村旅游收入约250万元；2023年为2100万元，接待游客36万人次。"
+        "村民人均可支配收入2016年为1.5万元，2023年为3.6万元。"
+    )
+    assert check_citation("岭下村2023年的旅游收入是2016年的八倍多。", page, title="岭下村").verdict == "supported"
+    assert check_citation("岭下村2023年的旅游收入是2016年的十二倍多。", page, title="岭下村").verdict == "unsupported"
