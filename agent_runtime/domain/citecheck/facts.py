@@ -141,6 +141,8 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:%|percent|per cent))", re.I), "md_en"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b", re.I), "dm_en"),
     (re.compile(r"(?<!\d)(\d{4}|" + _ZH_YEAR + r")\s*年(?!\s*(?:\d{1,2}|[一二三四五六七八九十]{1,2})\s*月)(?!代)"), "y"),
+    # the second of two years joined ("the 2011 and 2021 censuses"): a year whatever noun follows
+    (re.compile(r"(?:(?<=\d{4} and )|(?<=\d{4} or )|(?<=\d{4} to )|(?<=\d{4}-)|(?<=\d{4}–)|(?<=\d{4}和)|(?<=\d{4}、)|(?<=\d{4}与))(1[89][0-9]{2}|20[0-9]{2})(?![\d%％])(?![,.]\d)"), "y"),
     (re.compile(r"(?<![\d,.$€£¥])(1[89][0-9]{2}|20[0-9]{2})(?!\d|[,.]\d|\s*%)(?!\s*(?:年|[%％]|[A-Za-z]*\s*(?:per\s*cent|percent)))(?!\s+(?!years\b|seasons\b)[a-z]{2,}[a-hj-rtv-z]s\b)(?!\s*[个名人家台辆件份亿万千百元美])"), "y"),
     (re.compile(rf"\b({_MONTH_RE})\b(?!\s*\d)", re.I), "m"),
     (re.compile(r"(?<!\d)(\d{1,2}|[一二三四五六七八九十]{1,2})\s*月(?!\s*(?:\d|[一二三四五六七八九十])+\s*[日号])(?!份额)"), "m"),
@@ -211,6 +213,8 @@ def _bound(text: str, start: int, end: int, *, date: bool = False) -> tuple[Boun
     found = [(m.group(0), bound) for bound, pattern in (_DATE_BEFORE_RE if date else _BEFORE_RE) if (m := pattern.search(before))]
     if found:  # the longest cue: 不超过 (at most), not 超过 (more than)
         cue, bound = max(found, key=lambda item: len(item[0].strip()))
+        if date and re.search(r"\bthe\s*$", cue, re.I) and re.match(r"\s+[a-z]{3,}", text[end:]):
+            return "eq", text[start:end]  # "after the 2024 election": the year names the event, the bound is on it
         return bound, cue + text[start:end]  # type: ignore[return-value]
     return "eq", text[start:end]
 
@@ -328,9 +332,15 @@ _ADJECTIVES = frozenset(
     """other new additional extra further more fewer full total different separate such""".split()  # noqa: SIM905
 )
 _NOT_MEASURES = frozenset(
-    """of in to and or the a an at on for from by than as per cent percent more less over under up""".split()  # noqa: SIM905
+    """of in to and or the a an at on for from by than as per cent percent more less over under up
+    between since after before during with within into across among against about around until till
+    while when where which that who this these those was were is are be been had has have will would
+    can could may might it its their his her our each every living""".split()  # noqa: SIM905
+    # (a word that cannot say what a figure counts: "grew by 553 between…", "6,482 living in…")
 )
 _CURRENCY = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "元": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp", "usd": "usd", "dollar": "usd", "pound": "gbp", "euro": "eur", "yuan": "cny"}
+
+CURRENCIES = frozenset(_CURRENCY.values())  # the measures that are money
 
 
 def _measured(text: str, q: Quantity) -> Quantity:

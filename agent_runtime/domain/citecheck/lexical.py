@@ -36,6 +36,7 @@ from agent_runtime.domain.citecheck.page import (
     heading_sentences,
     make_sentence,
     scoped_dates,
+    scoped_ordinal,
     source_sentences,
 )
 from agent_runtime.domain.citecheck.relations import check_relations
@@ -54,19 +55,10 @@ _REFERS = re.compile(
     r"\b(?:it|its|they|their|he|she|his|her|the (?:company|firm|group|bank|agency|ministry|government|city|"
     r"country|team|club|council|court|party|organisation|organization|university|institute|fund|board|"
     r"carmaker|airline|insurer|lender|retailer|regulator|utility|operator|developer|manufacturer))\b"
-    r"|该|其|公司|他|她|该行|集团",
+    r"|该|其|公司|他|她|该行|集团|本场|本次|此次|这场|这次|本届|此前",
     re.I,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-# A Chinese proper name by its ending: a lake, a village, a ship, a bridge, a company…
-_ZH_PLACE = re.compile(
-    r"[\u4e00-\u9fff]{2,6}?(?:湖|乡|镇|村|县|号|桥|港|寺|岛|公司|集团|大学|学院|医院|银行|校区)(?![\u4e00-\u9fff]{0,1}[的])"
-)
-def _zh_places(text: str) -> list[re.Match[str]]:
-    """Chinese names of places and bodies (白沙湖, 桐岭乡, 海雁号), not 全镇, 本市, 该村 or 2023年全镇."""
-    return [m for m in _ZH_PLACE.finditer(text) if m.group(0)[-2] not in "全本该各此每其" and m.group(0)[0] not in "年月日号"]
-
-
 _KIN = re.compile(
     r"^\W*(?:[A-Z][a-z]+\s+)?(?:his|her|their)\s+(?:father|mother|brother|sister|wife|husband|son|daughter|uncle|aunt|"
     r"grandfather|grandmother|cousin|parents|partner|widow|widower|nephew|niece)\b"
@@ -124,9 +116,21 @@ def _name_found(name: str, sentence_tokens: frozenset[str], text: str) -> bool:
         parts = [p for p in re.split(r"[.&-]", name) if p]
         if all(tx.stem(p) in sentence_tokens or p in text.lower() for p in parts):
             return True
+        if _demonym_of(name.lower(), low):
+            return True
         initials = "".join(w[0].lower() for w in re.findall(r"\b[A-Z][a-z]+", text))
         return 3 <= len(name) <= 6 and name in initials  # IMF for the International Monetary Fund
     return tx.zh_name_found(name, text)
+
+
+def _demonym_of(name: str, text: str) -> bool:
+    """Whether a name is the adjective of a place the text names: Andalusian (Andalusia), Kenyan,
+    Brazilian, Italian (Italy)."""
+    for place in set(re.findall(r"\b[a-z]{4,}\b", text)):
+        root = place[:-1] + "i" if place.endswith("y") else place
+        if name.startswith(root) and name[len(root) :] in ("n", "an", "ian", "ese", "ish"):
+            return True
+    return False
 
 
 def _word_score(word: str, zh: bool, text: str, tokens: frozenset[str]) -> float:
@@ -160,7 +164,50 @@ def _matching_clauses(words: set[str], zh: bool, sentences: list[Sentence]) -> s
 
 def check_lexical(claim: str, source_text: str, title: str = "") -> CitationCheck:
     """The lexical verdict on `claim` against `source_text`, whose title is `title` (see the
-    module's docstring)."""
+    module's docstring). A summary sentence that joins facts of several of the source's sentences
+    ("The bridge reopened after a three-day closure, with engineers finding no damage") finds no
+    one passage saying it all: when the whole finds none (only names or words missing, no fact
+    contradicted), each of its parts is checked on its own, and the sentence stands if every
+    part does."""
+    whole = _check_whole(claim, source_text, title)
+    if whole.verdict != "unsupported" or not all(r.kind in _UNREACHED for r in whole.reasons):
+        return whole
+    parts = _claim_parts(clean(claim))
+    if len(parts) < 2:
+        return whole
+    checks = [_check_whole(part, source_text, title) for part in parts]
+    if any(c.verdict == "unsupported" for c in checks):
+        return whole
+    verdict: Verdict = "supported" if all(c.verdict == "supported" for c in checks) else "weak"
+    joined = [c for c in checks if c.passage]
+    return CitationCheck(
+        whole.claim,
+        verdict,
+        " … ".join(dict.fromkeys(c.passage for c in joined)),
+        (min(c.lines[0] for c in joined), max(c.lines[1] for c in joined)) if joined else (0, 0),
+        [r for c in checks for r in c.reasons],
+        "lexical",
+        min(c.score for c in checks),
+        context=joined[0].context if joined else "",
+    )
+
+
+# The reasons a whole summary sentence may fail for only because no one passage says it all.
+_UNREACHED = frozenset({"name", "coverage_low", "coverage_partial", "no_passage"})
+# Where a sentence joins two facts: ", with …", "; ", ", while …", "；" (not ", and …", which often
+# leaves out its verb: "…went to Osei, and this year's to Tanner").
+# (not at a Chinese comma: the clauses after it leave out the subject, which the check must see)
+_PART = re.compile(r"\s*(?:;|,\s+(?=(?:with|while|after|before|but|which|as|where)\b))\s*|；", re.I)
+
+
+def _claim_parts(statement: str) -> list[str]:
+    """The parts of a sentence that each state a fact of their own; none when one part is too
+    short to be checked alone (under three words that carry meaning)."""
+    parts = [p.strip() for p in _PART.split(statement) if p and p.strip()]
+    return parts if all(len(tx.content_tokens(p)) >= 3 for p in parts) else []
+
+
+def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     statement = clean(claim)
     if not re.search(r"[^\W\d_]", statement):
         return CitationCheck(statement, "weak", reasons=[Reason("no_words")])
@@ -216,11 +263,16 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     soft: list[Reason] = []
     elsewhere = [s for k, s in enumerate(sentences) if k not in passage_ids and _shares(ordinary, zh, s)]
     near = range(max(0, anchor - _NEIGHBOURS), anchor + _NEIGHBOURS + 1)
+    # the figures of what the claim measures (2.6 metres longer: the lengths), wherever the page gives them
+    measures = {q.measure for q in claim_facts.amounts if q.measure}
+    ranks = {q.value for q in claim_facts.ordinals}  # 从第六次到第七次普查: the figures filed under both
     window = [  # the anchor's section around it, and wherever else the claim's figures are stated
         s for k, s in enumerate(sentences)
         if (k in near and s.section == sentences[anchor].section)
         or (claim_facts.amounts and hits[k])
         or (claim_facts.dates and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(s)) and _shares(ordinary, zh, s))
+        or (measures and any(p.measure in measures for p in s.facts.amounts) and _shares(ordinary, zh, s))
+        or (len(ranks) > 1 and s.facts.amounts and scoped_ordinal(s) in ranks and _shares(ordinary, zh, s))
     ]  # fmt: skip
     related = check_relations(statement, claim_facts, window)
     hard += related.hard
@@ -232,7 +284,11 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     hard += amount_hard
     soft += amount_soft
     hard += _check_dates(claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], around)
-    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around)
+    page: list[Sentence] = []  # the page's sentences and headings, read only for a claim of two ordinals
+    if len(claim_facts.ordinals) > 1:
+        headings = {h: None for s in sentences for h in s.headings}  # each heading once
+        page = [*sentences, *heading_sentences("", tuple(headings))]
+    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around, page)
     hard += ordinal_hard
     soft += ordinal_soft
     inner = frozenset().union(*(s.names - {s.opener} for s in sentences)) if sentences else frozenset()
@@ -247,10 +303,13 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     rest = [x for x in before if x.section != section]
     lead_apart = [sentences[0]] if passage_ids[0] > 0 and sentences[0].section != section else []
     earlier = [*rest, *reversed(around.headings), *lead_apart, *section_before]
-    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms)
-    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text)
+    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor])
+    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor])
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
-    negated = tx.negation_count(statement) % 2 != tx.negation_count(matching) % 2
+    negated = (
+        tx.negation_count(statement, tx.content_tokens(matching)) % 2
+        != tx.negation_count(matching, words) % 2
+    )
     flip = tx.opposite(statement, matching)
     if negated and not flip:
         hard.append(Reason("negation"))
@@ -364,15 +423,19 @@ def _check_dates(claim: fx.Facts, anchor: Sentence, passage: list[Sentence], aro
 
 
 def _check_ordinals(
-    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context
+    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context, page: list[Sentence]
 ) -> tuple[list[Reason], list[Reason]]:
     """Each ordinal of the claim in the passage or the headings above it ("## 第七次人口普查");
     another ordinal there is a contradiction, none at all leaves the claim weak."""
     hard, soft = [], []
     stated = [p for s in passage for p in s.facts.ordinals]
     scoped = [p for h in around.headings for p in h.facts.ordinals]
+    met = [q for q in claim.ordinals if any(p.value == q.value for p in (*stated, *scoped))]
     for q in claim.ordinals:
-        if any(p.value == q.value for p in (*stated, *scoped)):
+        if q in met:
+            continue
+        # "与第六次普查相比…第七次普查时": one ordinal is the passage's, the other another section's
+        if met and any(q.value == p.value for s in page for p in s.facts.ordinals):
             continue
         if stated:
             hard.append(Reason("ordinal", said=q.text, found=", ".join(dict.fromkeys(p.text for p in stated))))
@@ -396,6 +459,7 @@ def _check_names(
     earlier: list[Sentence],
     page_text: str,
     acronyms: frozenset[str] = frozenset(),
+    anchor: Sentence | None = None,
 ) -> list[Reason]:
     """Each name of the claim in the passage, or where a reader of the page takes it from:
     - the passage's context (the sentences before it, the headings above it, the title), nearest
@@ -422,12 +486,33 @@ def _check_names(
     shortened = [n for n in missing if _called_short(n, claim, text)]
     missing = [n for n in missing if n not in shortened]
     blocked = False  # the nearest heading names someone else: the passage speaks of them
-    if missing and _refers_to_context(text, _subjects(passage, names, page_text) - claim_words):
+    # whom the passage speaks of is read in the sentence that states the claim (the anchor), not in
+    # a neighbour joined for a word ("…by TSMC. Quillon said laptops…": Quillon is no rival)
+    own = [anchor] if anchor is not None else passage
+    if missing and _refers_to_context(" ".join(s.text for s in own), _subjects(own, names, page_text) - claim_words):
         stems = {tx.stem(n) if n.isascii() else n for n in names}
         for level in around.levels:
             heading = level in around.headings
+            # the sentence right before "it": the thing of the claim's kind it names is whom "it" means
+            # ("…stood the smaller Greyrigg Viaduct. It was demolished": not the Pellham Viaduct)
+            referent = _named_of_its_kind(level.text, claim, missing) if level is around.levels[0] and not heading else None
+            if referent is False:
+                blocked = True
+                break
+            if referent:
+                missing = []
+                break
+            # Chinese leaves the subject out and carries on with what the sentence before named, anywhere
+            # in it (…名为舍利塔，高31米。1976年地震中，塔刹震落…)
+            # — a thing or a place; a person is named where the subject is
+            nearest_zh = level is around.levels[0] and tx.is_chinese(level.text)
             where = level if heading else _subject_part(level)
-            missing = [n for n in missing if not _name_found(n, where.tokens, where.text)]
+            people = tx.zh_people(claim) if nearest_zh else ()
+            missing = [
+                n for n in missing
+                if not _name_found(n, where.tokens, where.text)
+                and not (nearest_zh and n not in people and _name_found(n, level.tokens, level.text))
+            ]  # fmt: skip
             if not missing:
                 break
             if heading and level is not around.headings[-1] and _heading_names(level, page_names) - stems:
@@ -447,13 +532,43 @@ def _check_names(
     return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
 
 
+def _named_of_its_kind(text: str, claim: str, missing: list[str]) -> bool | None:
+    """Whom "it" after this sentence means, when the sentence names a thing of the kind the claim
+    names (a name with the same last word as the claim's missing one), not after "with", "by",
+    "and"…: True when it is the claim's (the Helm Viaduct), False when another (the Greyrigg
+    Viaduct, for a claim about the Pellham Viaduct), None when the sentence names none."""
+    wanted = {tx.stem(n) for n in missing if n.isascii()}
+    kinds = {run[-1]: set(run) for run, _ in _capitalised_runs(claim) if set(run) & wanted}
+    found = [run for run, before in _capitalised_runs(text) if run[-1] in kinds and not _OBJECT_CUE.search(before)]
+    if not found:
+        return None
+    return all(set(run) <= kinds[run[-1]] for run in found)
+
+
+_OBJECT_CUE = re.compile(r"\b(?:with|by|and|or|to|from|for|against|than|of|like|as)\s+(?:the\s+)?$", re.I)
+
+
+def _capitalised_runs(text: str) -> list[tuple[list[str], str]]:
+    """The names of two words or more a text writes with capitals (as stems), without an article
+    or other small word before them ("The Harlow Street Bridge" is Harlow Street Bridge), each
+    with the text before it."""
+    runs = []
+    for match in re.finditer(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*)+", text):
+        words = re.findall(r"[A-Z][\w'’-]*", match.group(0))
+        while words and words[0].lower() in tx.STOP:
+            words.pop(0)
+        if len(words) >= 2:
+            runs.append(([tx.stem(w.lower()) for w in words], text[max(0, match.start() - 20) : match.start()]))
+    return runs
+
+
 def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
     """The names a section heading gives: its words that the page also writes as names inside its
     sentences (a heading "Pierre Curie" on a page that says "…with Pierre Curie"; not "Ecology",
     "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
     out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
     if _HAN.search(heading.text):
-        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in _zh_places(heading.text)}
+        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in tx.zh_places(heading.text)}
     return out
 
 
@@ -489,14 +604,26 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
 
 
 def _claim_opening(claim: str) -> Sentence:
-    """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…")."""
-    return _opening(claim, words=4, characters=8)
+    """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…"); a place
+    after "in", "at" or "near" there is the setting, not the actor ("Local buyers in Serra Alta…")."""
+    opening = " ".join(claim.split()[:4])
+    return _opening(re.sub(r"\b(?:in|at|near|across|throughout)\s+(?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", " ", opening), words=4, characters=8)
 
 
 def _subject_part(sentence: Sentence) -> Sentence:
     """The opening of a sentence, where its subject is named: a name further on ("…with Pierre
     Curie") is not whom the next sentence's "she" means."""
+    opener = _PARTICIPLE_OPENER.match(sentence.text)
+    if opener:  # "Founded in 1998 by Graham Nuttall, it now operates…": the subject follows the comma
+        return _opening(sentence.text[opener.end() :], words=6, characters=12)
     return _opening(sentence.text, words=6, characters=12)
+
+
+# A sentence opening with a participle phrase ("Founded in 1998 by …,", "Born in Lyon,", "Located
+# on …,") names its subject after the comma.
+_PARTICIPLE_OPENER = re.compile(
+    r"\W*(?:[A-Z][a-z]+ed|Born|Built|Founded|Located|Based|Known|Made|Run|Set|Being|Having|Originally [a-z]+ed)\b[^,;]{0,120},\s*"
+)
 
 
 @lru_cache(maxsize=4096)
@@ -534,7 +661,7 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
     if not refers:
         return False
     # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
-    if _HAN.search(text) and any(m.end() <= refers.start() for m in _zh_places(text)):
+    if _HAN.search(text) and any(m.end() <= refers.start() for m in tx.zh_places(text)):
         return False
     low = text.lower()
     found = (low.find(n.lower()[:4]) for n in subjects)  # a stem's first letters mark where its word is
@@ -566,14 +693,14 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
         kin = _KIN.match(sentence.text)
         if kin:  # "His father ran…", "其父…": someone else than the one the context names
             own.add(kin.group(0).strip().lower())
-    for sentence in passage:  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
-        first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", sentence.text)
+    for sentence, opening in zip(passage, openings, strict=True):  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
+        first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", opening.text)
         if first and tx.stem(first.group(1)) in sentence.names:
             own.add(tx.stem(first.group(1)))
     text = " ".join(o.text for o in openings)
     if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
         people = [n for n in tx.zh_people(text) if len(n) >= 3 or page_text.count(n) >= 2]  # jieba's 于清 once is no one
-        named = [*people, *(m.group(0) for s in passage for m in _zh_places(s.text[:12]))]
+        named = [*people, *(m.group(0) for s in passage for m in tx.zh_places(s.text[:12]))]
         own |= {
             n for n in named
             if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)

@@ -180,6 +180,16 @@ def scoped_dates(sentence: Sentence) -> tuple[fx.Date, ...]:
     return ()
 
 
+def scoped_ordinal(sentence: Sentence) -> float | None:
+    """The one ordinal a sentence is filed under: its own, or else the nearest heading's that gives
+    one ("### 第七次全国人口普查" over "常住人口为2.08万人")."""
+    for part in (sentence, *heading_sentences("", sentence.headings)):
+        ranks = {q.value for q in part.facts.ordinals}
+        if ranks:
+            return ranks.pop() if len(ranks) == 1 else None
+    return None
+
+
 _SITE_SUFFIX = re.compile(r"\s+(?:[-–—|·•:]|::)\s+[^-–—|·•]{1,40}$")
 
 

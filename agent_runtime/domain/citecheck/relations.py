@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
-from agent_runtime.domain.citecheck.page import Sentence, scoped_dates
+from agent_runtime.domain.citecheck.page import Sentence, scoped_dates, scoped_ordinal
 from agent_runtime.domain.citecheck.verdict import Reason
 
 # Words that say which way a figure went; comparatives (more, fewer, higher) are left out: in a
@@ -43,8 +43,16 @@ _DOWN = re.compile(
 )
 # "50% more vehicles than in 2022", "350 reais more … than a year ago", "多了300人": a change and
 # its direction written after the figure.
-_MORE_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){0,1}(more|higher|larger|greater|bigger)\b(?=.*\bthan\b)|^\s*(?:的)?(?:增幅|涨幅)", re.I)
-_LESS_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){0,1}(fewer|less|lower|smaller)\b(?=.*\bthan\b)|^\s*(?:的)?(?:降幅|跌幅)", re.I)
+_MORE_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,1}(more|higher|larger|greater|bigger|longer|taller|heavier|wider|deeper|older|faster)\b(?=.*\bthan\b)"
+    r"|^\s*(?:的)?(?:增幅|涨幅)",
+    re.I,
+)
+_LESS_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,1}(fewer|less|lower|smaller|shorter|lighter|narrower|shallower|younger|slower|cheaper)\b(?=.*\bthan\b)"
+    r"|^\s*(?:的)?(?:降幅|跌幅)",
+    re.I,
+)
 _MULTIPLE = [
     (re.compile(r"\bdoubl(?:ed|es|ing|e)\b|翻了?一番|翻番|翻倍|增长了?一倍", re.I), 2.0),
     (re.compile(r"\btripl(?:ed|es|ing|e)\b|增长了?两倍", re.I), 3.0),
@@ -104,12 +112,14 @@ class _Figure:
     earlier: bool  # marked as the earlier figure ("from", "a year earlier", 上年)
     planned: bool = False  # a target or forecast ("will reach 43% by 2025", 将达到): later than what is
     change: bool = False  # written as a change ("fell by 2,300", 增长12%)
+    rank: float | None = None  # the ordinal it is filed under (第七次普查, the 3rd season), if any
 
 
 def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> Relations:
     """The relation of the claim's figures checked against the figures of `sentences` (the passage
     and the sentences around it, in the source's order)."""
     up, down = _UP.search(claim), _DOWN.search(claim)
+    worded = bool(up or down)  # a change in time (rose, fell), not only a comparison (longer than)
     for q in facts.amounts:  # "50% more … than": the direction follows the figure
         at = claim.find(q.text)
         tail = claim[at + len(q.text) :] if at >= 0 else ""
@@ -156,6 +166,10 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         pair = _pair_for(facts.amounts[min(own)] if own else None, claim, facts, figures, sentences)
         if pair:
             start, to = pair
+    elif to is None and bool(up) != bool(down):  # "the population fell between the 2011 and 2021 censuses"
+        pair = _pair_for(None, claim, facts, figures, sentences)
+        if pair and _dated_as(pair, facts):  # only figures the claim's own two dates point at
+            start, to = pair
     order = most or least
     source_text = " ".join(sentence.text for sentence in sentences)
     if to is not None and order and not (up or down):
@@ -177,6 +191,11 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
                     low, high = sorted((start, to), key=lambda f: f.quantity.value)
                     first, last = (low, high) if factor[0] > 1 else (high, low)
             path = _path(first, last)
+            # "A is 2.6 metres longer than B": which figure is A's the page does not say by its order
+            # of writing, so only the size is checked unless a date or "from"/"a year earlier" orders them
+            ordered = worded or factor is not None or _told_apart(start, to)
+            if not ordered:
+                first, last = sorted((start, to), key=lambda f: f.quantity.value) if up else sorted((start, to), key=lambda f: -f.quantity.value)
             if last.quantity.value == first.quantity.value or (last.quantity.value > first.quantity.value) != bool(up):
                 hard.append(Reason("direction", said=said.group(0) if said else "", found=path))
             else:
@@ -241,32 +260,58 @@ def _pair_for(
     change: fx.Quantity | None, claim: str, facts: fx.Facts, figures: list[_Figure], sentences: list[Sentence]
 ) -> tuple[_Figure, _Figure] | None:
     """The two figures a change or a multiple relates, when the source makes it plain: of figures
-    alike (one measure; the change's, if it names one), the one pair that is best dated with the
-    claim's two dates, then written among the claim's words, then in one sentence ("1,450 reais,
-    compared with 1,100"). None when two pairs tie."""
+    alike (one measure the claim may speak of; the change's, if it names one), the one pair that
+    is best dated with the claim's two dates, then written among the claim's words, then in one
+    sentence ("1,450 reais, compared with 1,100"). None when two pairs tie."""
+    words = tx.content_tokens(claim)
+
+    def foreign(measure: str) -> bool:  # 3,118 households, for a claim about the population
+        return bool(measure) and measure not in words and measure not in fx.CURRENCIES and measure.isascii()
+
     pairs = _pairs(figures)
     candidates = [
         (a, b) for a, b in pairs
-        if a.quantity.measure and a.quantity.measure == b.quantity.measure
+        if a.quantity.measure and a.quantity.measure == b.quantity.measure and not foreign(a.quantity.measure)
         and (change is None or change.kind == "percent" or not change.measure or a.quantity.measure == change.measure)
     ]  # fmt: skip
     if not candidates:  # figures that do not say what they count: of one kind, a change's if it has one
         candidates = [
             (a, b) for a, b in pairs
-            if change is None or change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity))
+            if (change is None or change.kind == "percent" or (change.compatible(a.quantity) and change.compatible(b.quantity)))
+            and not (a.quantity.measure and b.quantity.measure and a.quantity.measure != b.quantity.measure)
         ]  # fmt: skip
     if not candidates:
         return None
-    words = tx.content_tokens(claim)
+    # (a Chinese character says more than a Latin letter: its reach is shorter)
+    reaches = (8, 16) if tx.is_chinese(claim) else (20, 40)
 
-    def near(f: _Figure) -> set[str]:  # the words written around a figure: "population of 6,482"
+    def near(f: _Figure, reach: int) -> set[str]:  # the words written around a figure: "population of 6,482"
         text = sentences[f.sentence].text
-        return tx.content_tokens(text[max(0, f.at - 40) : f.at + len(f.quantity.text) + 20])
+        around = tx.content_tokens(text[max(0, f.at - reach) : f.at + len(f.quantity.text) + reach // 2])
+        *earlier, clause = re.split(r"[,;:，；：]", text[: f.at])
+        if not tx.content_tokens(re.sub(r"\d+\s*年|\d{4}", "", clause)):
+            # "2016年旅游收入约320万元；2023年为2650万元": a figure that only gives its date carries on
+            # with the words of the clause before it
+            before = " ".join(earlier) or (sentences[f.sentence - 1].text if f.sentence else "")
+            around |= tx.content_tokens(before[-reach:])
+        return around
 
-    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, int, bool]:
+    def about_another(f: _Figure) -> bool:
+        """Whether the figure's clause names someone or somewhere the claim does not ("同期，相邻的
+        桐岭乡常住人口为6412人", "In neighbouring Elverton, …92%"): that figure is theirs."""
+        text = sentences[f.sentence].text
+        clause = re.split(r"[,;:，；：。]", text[: f.at])[-1]
+        if re.search(r"[\u4e00-\u9fff]", clause):
+            return any(m.group(0) not in claim for m in tx.zh_places(clause))
+        return any(tx.stem(w.lower()) not in words for w in re.findall(r"(?<=\s)[A-Z][a-z]{2,}", clause))
+
+    def rank(pair: tuple[_Figure, _Figure]) -> tuple[bool, int, int, int, bool]:
         shared = words & (sentences[pair[0].sentence].tokens | sentences[pair[1].sentence].tokens)
-        close = len(words & near(pair[0])) + len(words & near(pair[1]))
-        return _dated_as(pair, facts), close, len(shared), pair[0].sentence == pair[1].sentence
+        # the claim's words right by a figure count twice: "a population of 6,482 living in 2,790
+        # households" gives 6,482 for a claim about the population
+        close = sum(len(words & near(f, reach)) for f in pair for reach in reaches)
+        strange = sum(1 for f in pair if foreign(f.quantity.measure) or about_another(f))
+        return _dated_as(pair, facts), -strange, close, len(shared), pair[0].sentence == pair[1].sentence
 
     ranked = sorted(candidates, key=rank, reverse=True)
     if len(ranked) > 1 and rank(ranked[0]) == rank(ranked[1]):
@@ -336,9 +381,13 @@ def _check_size(
 
 
 def _dated_as(pair: tuple[_Figure, _Figure], facts: fx.Facts) -> bool:
-    """Whether the two figures are dated with two different dates of the claim."""
+    """Whether the two figures are dated with two different dates of the claim, or filed under two
+    different ordinals of it (从第六次到第七次普查)."""
     years = [fx.day_range(d) for d in facts.dates if d.y is not None]
     a, b = pair
+    ranks = {q.value for q in facts.ordinals}
+    if len(ranks) >= 2 and a.rank in ranks and b.rank in ranks and a.rank != b.rank:
+        return True
     if len(years) < 2 or a.date is None or b.date is None or a.date == b.date:
         return False
     return all(any(lo <= day <= hi for lo, hi in years) for day in (a.date, b.date))
@@ -364,7 +413,8 @@ def _figures(sentences: list[Sentence]) -> list[_Figure]:
             date = _nearest_date(sentence, at) if len(days) > 1 and sentence.facts.dates else (days[0] if days else None)
             earlier = bool(_EARLIER.search(near)) and _marks(near, q.text)
             planned = bool(_PLANNED.search(sentence.text[max(0, at - 30) : at]))
-            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, _is_change(sentence.text, q)))
+            rank = scoped_ordinal(sentence)
+            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, _is_change(sentence.text, q), rank))
     return out
 
 
@@ -391,11 +441,23 @@ def _before(a: _Figure, b: _Figure) -> bool:
     """Whether figure `a` is the earlier: by date, else by an earlier-marker, else by position."""
     if a.date is not None and b.date is not None and a.date != b.date:
         return a.date < b.date
+    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+        return a.rank < b.rank
     if a.earlier != b.earlier:
         return a.earlier
     if a.planned != b.planned:
         return b.planned
     return (a.sentence, a.at) < (b.sentence, b.at)
+
+
+def _told_apart(a: _Figure, b: _Figure) -> bool:
+    """Whether the page says which of two figures is the earlier: by their dates or a marker."""
+    return (
+        (a.date is not None and b.date is not None and a.date != b.date)
+        or (a.rank is not None and b.rank is not None and a.rank != b.rank)
+        or a.earlier != b.earlier
+        or a.planned != b.planned
+    )
 
 
 def _path(first: _Figure, last: _Figure) -> str:
