@@ -3,7 +3,7 @@ the history from the dashboards: updating a dashboard is how the agent compresse
 
 A person may edit a dashboard while the run works: an update is refused when the file changed since
 the version the model was shown (it gets the new text and merges again), and a version a person
-edited that an update replaces is kept in `.trash/` (see `Workspace.write_state`).
+edited that an update replaces is kept in `.trash/` (see `StateFiles.write`, agent_runtime/engine/state_files).
 
 An update that is no plan is refused: the dashboard as it already is, nothing but the template's
 headings, guidance lines kept (of an earlier template, or the forms a refusal shows), or an overall
@@ -20,7 +20,7 @@ from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SO
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
-from agent_runtime.engine.workspace import framed, kept_edit_note
+from agent_runtime.engine.state_files import framed, kept_edit_note
 from agent_runtime.errors import ActionError, StateEditedError, StorageError, WorkspaceError
 from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
 
@@ -194,7 +194,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
             "Keep the dashboard short: move details into Notebook files and keep pointers to them."
         )
     try:
-        replaced = ctx.workspace.write_state(name, content, unless_edited=True)
+        replaced = ctx.workspace.state.write(name, content, unless_edited=True)
     except StateEditedError as edit:
         # A person changed the file since the version this update was made from: never write over
         # their edit. The model merges again (the next request shows the edited dashboard too).

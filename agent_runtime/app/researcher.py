@@ -54,7 +54,7 @@ from agent_runtime.engine.run_record import (
     read_events,
     save_meta,
 )
-from agent_runtime.engine.workspace import RunLock
+from agent_runtime.engine.run_lock import RunLock
 from agent_runtime.errors import (
     EXIT_BUDGET,
     EXIT_ERROR,
@@ -113,7 +113,7 @@ class Researcher:
         self.prompts = Prompts(settings.prompts)
         self.events = EventLog(workspace.events_file)
         # A person's save that never finished within the limit: the run went on, and says so.
-        workspace.on_stuck_writer = self._log_stuck_writer
+        workspace.state.on_stuck_writer = self._log_stuck_writer
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
         compact = settings.compact()
         chosen = [a for a in main_actions() if not (compact and a.name in COMPACT_LEAVES_OUT)]
@@ -149,7 +149,7 @@ class Researcher:
     def _log_stuck_writer(self, file: str, seconds: float) -> None:
         self.events.append(
             "writer_wait_expired", step=self.meta.totals.steps + 1, file=file, seconds=seconds,
-            limit=self.workspace.writer_wait_limit,
+            limit=self.workspace.state.writer_wait_limit,
         )  # fmt: skip
 
     def _log_retry(self, attempt: int, reason: str, delay: float) -> None:
@@ -306,8 +306,8 @@ class Researcher:
         """[system, dashboards] (+ the resume note, once): the whole history after every reset."""
         dashboards = self.prompts.render(
             "dashboards.j2",
-            overall=self.workspace.read_state(OVERALL_DASHBOARD).strip(),
-            current=self.workspace.read_state(CURRENT_DASHBOARD).strip(),
+            overall=self.workspace.state.read(OVERALL_DASHBOARD).strip(),
+            current=self.workspace.state.read(CURRENT_DASHBOARD).strip(),
         )
         messages = [system(self.system_prompt()), user(dashboards)]
         if self._resume_note:
@@ -342,7 +342,7 @@ class Researcher:
     def _dashboards_edited(self) -> str | None:
         """A person edited a dashboard while the run works (in the live view or any editor): the
         agent continues from the edited text, and is told so."""
-        edited = self.workspace.edited_state_files()
+        edited = self.workspace.state.edited()
         if not edited:
             return None
         self.events.append("dashboard_edited", step=self.meta.totals.steps + 1, files=edited)

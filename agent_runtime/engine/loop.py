@@ -38,7 +38,7 @@ from agent_runtime.engine.scheduling import NotRun, run_calls
 from agent_runtime.engine.summaries import summary_cap, summary_problem
 from agent_runtime.engine.tokens import raw_message_tokens, raw_text_tokens, raw_tools_tokens
 from agent_runtime.engine.tool_modes import ModeWatch, action_schema, as_json_history
-from agent_runtime.engine.workspace import kept_edit_note
+from agent_runtime.engine.state_files import kept_edit_note
 from agent_runtime.errors import ContextOverflowError, ToolsRefusedError
 from sandbox import atomic_write_text
 
@@ -315,7 +315,7 @@ class AgentLoop:
             return False
         # based_on: the text the summary was made from. A person who saved during the summarizing
         # call had their version replaced: it is kept in .trash/ and the model is told (issue 22).
-        replaced = workspace.write_state(memory, summary, based_on=memory_text)
+        replaced = workspace.state.write(memory, summary, based_on=memory_text)
         self.history.reset(self.spec.base_messages())
         self.pending_notes.append(
             f"[note] The runtime compacted the context: the history was folded into {memory}."

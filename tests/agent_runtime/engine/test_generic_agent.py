@@ -42,7 +42,7 @@ async def save_tally(ctx: ActionContext, content: str, done: bool = False) -> Ob
         content: the whole tally.
         done: True when nothing is left to count.
     """
-    ctx.workspace.write_state(TALLY, content, unless_edited=True)
+    ctx.workspace.state.write(TALLY, content, unless_edited=True)
     if done:
         return Observation("tally saved; done", finished=True, result=content)
     return Observation("tally saved", reset_context=True)
@@ -57,10 +57,10 @@ def counter(root: Path, script: Any) -> tuple[AgentLoop, ScriptedModel, Workspac
     )
 
     def base_messages() -> list[Message]:
-        return [system("You count words."), user(workspace.read_state(TALLY))]
+        return [system("You count words."), user(workspace.state.read(TALLY))]
 
     def edited() -> str | None:
-        return "[note] A person edited the tally." if workspace.edited_state_files() else None
+        return "[note] A person edited the tally." if workspace.state.edited() else None
 
     spec = AgentSpec(
         name="counter",
@@ -129,8 +129,8 @@ def test_the_layout_is_what_the_domain_hands_the_engine(tmp_path: Path) -> None:
     workspace.lay_out({TALLY: "# Tally\n"})
     assert workspace.exists() and not workspace.holds_nothing()
     with pytest.raises(ValueError, match="not a state file"):
-        workspace.write_state("other.md", "x")
+        workspace.state.write("other.md", "x")
     (workspace.root / TALLY).write_text("# Tally\nkiwi 2\n")  # a person's save, never read by the runtime
-    replaced = workspace.write_state(TALLY, "# Tally\n")
+    replaced = workspace.state.write(TALLY, "# Tally\n")
     assert replaced.kept is not None and (workspace.root / replaced.kept).read_text() == "# Tally\nkiwi 2\n"
     assert (workspace.root / ".runtime" / LAYOUT.versions_record).is_file()
