@@ -44,6 +44,7 @@ from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, OpenAIModel, build_model
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import Action, ActionSet
+from agent_runtime.engine.run_lock import RunLock
 from agent_runtime.engine.run_record import (
     EventLog,
     RunMeta,
@@ -54,7 +55,6 @@ from agent_runtime.engine.run_record import (
     read_events,
     save_meta,
 )
-from agent_runtime.engine.run_lock import RunLock
 from agent_runtime.errors import (
     EXIT_BUDGET,
     EXIT_ERROR,

@@ -35,10 +35,10 @@ from agent_runtime.engine.replies import (
     parse_reply,
 )
 from agent_runtime.engine.scheduling import NotRun, run_calls
+from agent_runtime.engine.state_files import kept_edit_note
 from agent_runtime.engine.summaries import summary_cap, summary_problem
 from agent_runtime.engine.tokens import raw_message_tokens, raw_text_tokens, raw_tools_tokens
 from agent_runtime.engine.tool_modes import ModeWatch, action_schema, as_json_history
-from agent_runtime.engine.state_files import kept_edit_note
 from agent_runtime.errors import ContextOverflowError, ToolsRefusedError
 from sandbox import atomic_write_text
 

@@ -22,7 +22,6 @@ open) must not hang the run. Past it the runtime goes on and says so (`on_expire
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time

@@ -72,6 +72,28 @@ async def test_an_edit_keeping_size_and_mtime_is_seen(corpus: Path, tmp_path: Pa
     local.close()
 
 
+async def test_a_file_replaced_by_rename_keeping_size_and_mtime_is_seen_by_a_walk(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """Without events (a network file system, another process), the walk compares each file's key:
+    a save by rename (`cp -p`, rsync) brings another inode even when size and mtime are the same."""
+    local = make_corpus(corpus, tmp_path, watch=False)
+    assert await urls(local, "lithium") == ["corpus:lithium.txt"]
+    path = corpus / "lithium.txt"
+    before = path.stat()
+    saved = corpus / "lithium.txt.new"
+    saved.write_text("Cobalts prices fell in 2023.\n", "utf-8")  # the same length
+    os.utime(saved, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old mtime
+    os.replace(saved, path)
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    local.close()
+
+    again = make_corpus(corpus, tmp_path, watch=False)  # a new process: only the index remembers
+    assert await urls(again, "lithium") == []
+    assert sorted(await urls(again, "cobalt")) == ["corpus:lithium.txt", "corpus:notes/sodium.md"]
+    again.close()
+
+
 @pytest.mark.parametrize("watch", [True, False])
 async def test_folders_created_renamed_and_removed(corpus: Path, tmp_path: Path, watch: bool) -> None:
     local = make_corpus(corpus, tmp_path, watch)

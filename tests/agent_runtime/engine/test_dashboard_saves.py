@@ -27,8 +27,8 @@ import agent_runtime.engine.writers as writers_module
 from actions.dashboards import update_current_dashboard
 from agent_runtime.app.researcher import Researcher
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, ResearchWorkspace
-from agent_runtime.engine.registry import action
 from agent_runtime.engine.file_exchange import exchange_files
+from agent_runtime.engine.registry import action
 from agent_runtime.engine.state_files import EDITED_TEXT_CHARS, kept_edit_note, settled_read
 from agent_runtime.engine.writers import LOOK, QUIET, WAIT_LIMIT, Writers
 from agent_runtime.errors import StateEditedError
