@@ -1,5 +1,6 @@
 """The two dashboard actions. Each replaces its file atomically and then the runtime rebuilds
-the history from the dashboards: updating a dashboard is how the agent compresses its context.
+the history from the dashboards: updating a dashboard is how the agent compresses its context (the
+run declares them so: `DASHBOARD_UPDATES`, the main agent's `AgentSpec.compresses`).
 
 A person may edit a dashboard while the run works: an update is refused when the file changed since
 the version the model was shown (it gets the new text and merges again), and a version a person
@@ -218,7 +219,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
             f" Warning: {', '.join(unknown[:10])} {'is' if len(unknown) == 1 else 'are'} not the id of any source "
             "you retrieved: cite only the [S<n>] ids that web_search and visit_url showed you."
         )
-    return Observation(text, reset_context=True)
+    return Observation(text)
 
 
 @action
@@ -244,3 +245,8 @@ async def update_current_dashboard(ctx: ActionContext, content: str) -> Observat
         content: the complete new dashboard in Markdown; it replaces the old one entirely.
     """
     return _replace(ctx, CURRENT_DASHBOARD, content)
+
+
+# The actions that rewrite the dashboards, the main agent's state: the run hands them to the loop
+# (AgentSpec.compresses), which rebuilds the history from the files after one of them succeeds.
+DASHBOARD_UPDATES = frozenset({update_overall_dashboard.name, update_current_dashboard.name})

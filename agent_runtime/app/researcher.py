@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import agent_runtime.language as language
 from actions import main_actions
+from actions.dashboards import DASHBOARD_UPDATES
 from actions.mcp.config import check_mcp_config
 from actions.research_task import unfinished_research_note
 from actions.unfinished_report import write_unfinished_report
@@ -324,6 +325,7 @@ class Researcher:
             tool_mode=self.ctx.tool_mode(),
             max_steps=self.settings.max_steps,
             counts_run_steps=True,
+            compresses=DASHBOARD_UPDATES,
             memory=CURRENT_DASHBOARD,
             finish_action="all_finished",
             status=self._status,

@@ -53,6 +53,9 @@ class AgentSpec:
     # What the last message of each request says before any note (the run's figures, a nudge to
     # finish): given by whoever assembles the agent; None for a micro agent.
     status: Callable[[], list[str]] | None = None
+    # The actions that rewrite the agent's state files (a research run's dashboard updates): after
+    # one succeeds the history is rebuilt from the files (`base_messages`), which compresses it.
+    compresses: frozenset[str] = frozenset()
     # The state file this agent keeps its memory in (one of its workspace's Layout.state_files): a
     # history that outgrows the window is folded into it by a summarizing call. None: pointers and
     # cuts only.
@@ -357,7 +360,7 @@ class AgentLoop:
             text = self._bounded(observation.text, step, call.name, index)
             if observation.finished:
                 return Outcome("finished", result=observation.result)
-            if observation.reset_context and spec.compress:
+            if call.name in spec.compresses and not observation.error and spec.compress:
                 # A person's edit of another state file in this step is taken in by the rebuild:
                 # the agent is told, as at any other step.
                 if spec.base_changed is not None and (note := spec.base_changed()):

@@ -40,7 +40,6 @@ class Observation:
     text: str
     finished: bool = False  # ends the agent's loop (all_finished, finish)
     result: str | None = None  # the answer of a finishing action
-    reset_context: bool = False  # the state files changed: rebuild the history from them
     error: bool = False
 
 

@@ -190,7 +190,7 @@ async def test_the_action_refuses_with_the_users_text_bounded(tmp_path: Path, cl
         long_text = "# Current\n" + "".join(f"- user line {n}\n" for n in range(2000))
         ctx.workspace.current_dashboard.write_text(long_text, encoding="utf-8")
         observation = await update_current_dashboard.run(ctx, {"content": "# Current\n- mine\n"})
-        assert observation.error and not observation.reset_context
+        assert observation.error
         assert "the user edited it while you were working" in observation.text
         assert "- user line 0\n" in observation.text and "- user line 1999" not in observation.text
         assert len(observation.text) < EDITED_TEXT_CHARS + 1000
