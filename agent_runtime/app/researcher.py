@@ -36,6 +36,7 @@ from agent_runtime.domain.layout import (
     ResearchWorkspace,
     default_workspace,
 )
+from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
@@ -213,6 +214,7 @@ class Researcher:
                 update={"language": language.resolve(settings.language, title, purpose)}
             )
             meta = RunMeta(title=title.strip(), purpose=purpose, settings=settings.stored())
+            record_report(meta)  # the report's fields in run.json from the start, empty
             if settings.tool_mode == "auto" and recall_tool_mode(settings) == "json":
                 meta.tool_mode = (
                     "json"  # `check` found that only json works here: no replies wasted on native
@@ -281,6 +283,7 @@ class Researcher:
                 )
             title, purpose = space.title_from_dashboard()
             meta = RunMeta(title=title, purpose=purpose)
+            record_report(meta)
         if settings is None:
             settings = load_settings(flags, stored=meta.settings, config_file=config_file)
         settings = settings.model_copy(
@@ -483,10 +486,10 @@ class Researcher:
         return self._result(code)
 
     def _result(self, code: int) -> RunResult:
-        m = self.meta
+        m, report = self.meta, report_record(self.meta)
         return RunResult(
-            m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals, m.summary,
-            m.report_problems, next_command=None if m.status == "finished" else self.next_command(),
+            m.status, code, self.workspace.root, m.stop_reason, m.result, report.report_path, m.totals, m.summary,
+            report.report_problems, next_command=None if m.status == "finished" else self.next_command(),
         )  # fmt: skip
 
 
