@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.state_files import framed, kept_edit_note
 from agent_runtime.errors import ActionError, StateEditedError, StorageError, WorkspaceError
 from agent_runtime.language import DASHBOARD_WORDS, dashboard_words

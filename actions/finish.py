@@ -17,8 +17,8 @@ from agent_runtime.domain.finalize import finalize, find_problems, strip_referen
 from agent_runtime.domain.layout import REPORT, SOURCES
 from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import ledger_for
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy

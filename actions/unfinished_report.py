@@ -18,7 +18,7 @@ from agent_runtime.domain.finalize import finalize, strip_references
 from agent_runtime.domain.layout import NOTEBOOK, OVERALL_DASHBOARD, REPORT, SOURCES
 from agent_runtime.domain.report_record import record_report
 from agent_runtime.domain.sources.ledger import ledger_for
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy

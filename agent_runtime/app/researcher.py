@@ -40,12 +40,12 @@ from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, OpenAIModel, build_model
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import Action, ActionSet
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_lock import RunLock
 from agent_runtime.engine.run_record import (
     EventLog,

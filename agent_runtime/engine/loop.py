@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_runtime.engine.calling import calling
-from agent_runtime.engine.context import ActionContext, BudgetStop
 from agent_runtime.engine.context_guard import CONTEXT_RETRIES, ContextGuard, Entry, History, observation_file
 from agent_runtime.engine.messages import Message, user
 from agent_runtime.engine.model import Model
@@ -33,6 +32,7 @@ from agent_runtime.engine.replies import (
     observation_message,
     parse_reply,
 )
+from agent_runtime.engine.run_context import ActionContext, BudgetStop
 from agent_runtime.engine.scheduling import NotRun, run_calls
 from agent_runtime.engine.summaries import summarize_into_memory
 from agent_runtime.engine.tokens import raw_message_tokens, raw_tools_tokens

@@ -30,8 +30,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic import Field as PydanticField
 
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import ToolSchema
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError, SandboxError, StorageError
 
 

@@ -20,11 +20,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from agent_runtime.engine.calling import calling
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.context_guard import ContextGuard
 from agent_runtime.engine.messages import Message, user
 from agent_runtime.engine.model import Model
 from agent_runtime.engine.replies import calls_in_text, parse_reply
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.state_files import kept_edit_note
 from agent_runtime.engine.tokens import raw_text_tokens
 

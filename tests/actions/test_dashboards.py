@@ -11,8 +11,8 @@ import pytest
 
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, template_text
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, finish_with_report, resume_run, start_run

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from agent_runtime.config import Settings
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import ActionSet, Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import EventLog, RunMeta
 from agent_runtime.engine.workspace import Layout, Workspace
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
