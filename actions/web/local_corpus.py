@@ -133,7 +133,7 @@ class LocalCorpus:
         self._root = str(self.corpus)
         self._root_slash = self._root.rstrip(os.sep) + os.sep
         self._lock = threading.Lock()
-        self._tree = FolderState(self.corpus, readable, watch=watch)
+        self._tree = FolderState(self.corpus, readable, watch=watch, scratch=Path(index_path).parent)
         # The index's files table as of the last sync (path -> file key, row id), and the
         # generation it was read at: another instance on the same index makes it stale.
         self._indexed: dict[str, tuple[FileKey, int]] | None = None  # path -> (file key, row id)
