@@ -38,6 +38,7 @@ from agent_runtime.domain.layout import (
 )
 from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
+from agent_runtime.domain.sources.records import CITED_ID
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
@@ -330,6 +331,7 @@ class Researcher:
             counts_run_steps=True,
             compresses=DASHBOARD_UPDATES,
             memory=CURRENT_DASHBOARD,
+            kept_ids=CITED_ID,
             finish_action="all_finished",
             status=self._status,
             compress=self.settings.compression,

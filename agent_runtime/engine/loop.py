@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ class AgentSpec:
     # What a person calls the files that keep the agent's work, in the reasons a loop stops the run
     # ("edit <them> to steer it"): the domain's word for its state files.
     state_files_label: str = "the state files"
+    # The ids (the pattern's first group) a summary of the memory file must keep, as the agent wrote
+    # them (a research run's [S<n>] source ids); None: no such check.
+    kept_ids: re.Pattern[str] | None = None
     # Hears where a person's save of the memory file that a summary replaced unseen is kept in
     # .trash/ (the domain logs it under its own event name); the model is told in any case.
     memory_edit_kept: Callable[[str], None] | None = None
@@ -264,7 +268,7 @@ class AgentLoop:
         folded = await summarize_into_memory(
             self.ctx, self.spec.model, self.guard, self.spec.memory,
             self.history.messages[self.history.base_length :], self._action_names, step,
-            edit_kept=self.spec.memory_edit_kept,
+            edit_kept=self.spec.memory_edit_kept, kept_ids=self.spec.kept_ids,
         )  # fmt: skip
         if folded.taken:
             self.history.reset(self.spec.base_messages())
