@@ -26,7 +26,9 @@ mounted inside it: events there report only the changes made on this machine, no
 another host or by the server. Which file system a folder is on is read with `psutil`.
 
 Hidden files and folders (a leading dot) and symbolic links are never followed or listed: a link
-may lead outside the corpus, and one to a file inside it would only index that file twice.
+may lead outside the corpus, and one to a file inside it would only index that file twice. (The
+library's watch does follow a linked folder, and its events there are ignored: a link to a very
+large tree costs watches, and when they run out the folder is walked as above.)
 """
 
 from __future__ import annotations
