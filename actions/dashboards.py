@@ -1,9 +1,10 @@
 """The two dashboard actions. Each replaces its file atomically and then the runtime rebuilds
-the history from the dashboards: updating a dashboard is how the agent compresses its context.
+the history from the dashboards: updating a dashboard is how the agent compresses its context (the
+run declares them so: `DASHBOARD_UPDATES`, the main agent's `AgentSpec.compresses`).
 
 A person may edit a dashboard while the run works: an update is refused when the file changed since
 the version the model was shown (it gets the new text and merges again), and a version a person
-edited that an update replaces is kept in `.trash/` (see `Workspace.write_state`).
+edited that an update replaces is kept in `.trash/` (see `StateFiles.write`, agent_runtime/engine/state_files).
 
 An update that is no plan is refused: the dashboard as it already is, nothing but the template's
 headings, guidance lines kept (of an earlier template, or the forms a refusal shows), or an overall
@@ -19,9 +20,9 @@ from dataclasses import dataclass
 from actions.steering import after_plan
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES, template_text
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
-from agent_runtime.engine.workspace import framed, kept_edit_note
+from agent_runtime.engine.run_context import ActionContext
+from agent_runtime.engine.state_files import framed, kept_edit_note
 from agent_runtime.errors import ActionError, StateEditedError, StorageError, WorkspaceError
 from agent_runtime.language import DASHBOARD_WORDS, dashboard_words
 
@@ -195,7 +196,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
             "Keep the dashboard short: move details into Notebook files and keep pointers to them."
         )
     try:
-        replaced = ctx.workspace.write_state(name, content, unless_edited=True)
+        replaced = ctx.workspace.state.write(name, content, unless_edited=True)
     except StateEditedError as edit:
         # A person changed the file since the version this update was made from: never write over
         # their edit. The model merges again (the next request shows the edited dashboard too).
@@ -219,7 +220,7 @@ def _replace(ctx: ActionContext, name: str, content: str) -> Observation:
             f" Warning: {', '.join(unknown[:10])} {'is' if len(unknown) == 1 else 'are'} not the id of any source "
             "you retrieved: cite only the [S<n>] ids that web_search and visit_url showed you."
         )
-    return Observation(text, reset_context=True)
+    return Observation(text)
 
 
 @action
@@ -245,3 +246,8 @@ async def update_current_dashboard(ctx: ActionContext, content: str) -> Observat
         content: the complete new dashboard in Markdown; it replaces the old one entirely.
     """
     return _replace(ctx, CURRENT_DASHBOARD, content)
+
+
+# The actions that rewrite the dashboards, the main agent's state: the run hands them to the loop
+# (AgentSpec.compresses), which rebuilds the history from the files after one of them succeeds.
+DASHBOARD_UPDATES = frozenset({update_overall_dashboard.name, update_current_dashboard.name})

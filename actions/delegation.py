@@ -9,8 +9,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import ActionSet, Observation
+from agent_runtime.engine.run_context import ActionContext
 
 MAX_TRAIL = 15  # actions listed when a micro agent stops without an answer
 

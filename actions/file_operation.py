@@ -20,11 +20,11 @@ from actions.files import CHANGES_FILE, file_actions
 from actions.files.common import file_policy
 from actions.files.write import AttachedText, without_repeated_attachment
 from agent_runtime.domain.layout import DASHBOARDS, OVERALL_DASHBOARD
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, build_model
 from agent_runtime.engine.registry import ANYTHING, ActionSet, Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
 from sandbox import atomic_write_text
 

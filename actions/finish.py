@@ -15,9 +15,10 @@ from agent_runtime.domain.citation_audit import JudgeAnswers, audit, flags, judg
 from agent_runtime.domain.citation_audit import problems as citation_problems
 from agent_runtime.domain.finalize import finalize, find_problems, strip_references
 from agent_runtime.domain.layout import REPORT, SOURCES
+from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import ledger_for
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
@@ -105,7 +106,8 @@ async def all_finished(
     problems = find_problems(draft, ledger)
     sources = ctx.workspace.root / SOURCES
     pairs = audit(strip_references(draft), ledger, sources)
-    last_try = meta.finish_refusals >= MAX_REFUSALS - 1
+    refusals = report_record(meta).finish_refusals
+    last_try = refusals >= MAX_REFUSALS - 1
     judged = None
     if ctx.settings.verify_citations == "model" and (not problems or last_try) and not ctx.budget_nearly_spent():
         answers = ctx.services.get(JudgeAnswers, JudgeAnswers)
@@ -116,7 +118,7 @@ async def all_finished(
             ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
     not_stated = citation_problems(pairs)
     if (problems or not_stated) and not last_try and not ctx.budget_nearly_spent():
-        meta.finish_refusals += 1
+        refusals = record_report(meta, finish_refusals=refusals + 1).finish_refusals
         listing = "\n".join(f"- {problem}" for problem in [*problems, *not_stated])
         advice = (
             "For a source that does not state what it is cited for: cite the source that does, weaken the "
@@ -125,7 +127,7 @@ async def all_finished(
             else ""
         )
         return Observation(
-            f"The report was not accepted ({meta.finish_refusals} of {MAX_REFUSALS} tries). Problems:\n{listing}\n"
+            f"The report was not accepted ({refusals} of {MAX_REFUSALS} tries). Problems:\n{listing}\n"
             f"{advice}Fix them in the {'chapter files' if chapters is not None else 'report file'} (research what is missing, or remove claims you cannot "
             f"cite), then call all_finished again. At the {MAX_REFUSALS}rd try the report is finalized as it "
             "is, with these problems listed in an appendix.",
@@ -143,8 +145,7 @@ async def all_finished(
         atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(target, final.text)
     figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, judged)
-    meta.report_path = REPORT
-    meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
+    record_report(meta, report_path=REPORT, report_problems=[str(p) for p in final.problems] + final.flagged)
     meta.result = result
     meta.summary.pop("report", None)  # an unfinished report of an earlier stop is replaced
     meta.summary["sources_cited"] = len(final.cited)

@@ -42,10 +42,10 @@ from agent_runtime.domain.research_task_log import (
     ResearchTaskTracker,
 )
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.registry import Action, ActionSet, Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.errors import ActionError, DeepResearcherError, SandboxError, StorageError
 from agent_runtime.language import name as language_name

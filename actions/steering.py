@@ -24,8 +24,8 @@ from agent_runtime.domain.steering import (
     with_section,
 )
 from agent_runtime.engine.commands import resume_command
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Action, Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 
 
@@ -82,8 +82,8 @@ async def ask_user(ctx: ActionContext, questions: list[str]) -> Observation:
     command = resume_command(root)
     language = ctx.settings.language
     answers = await asyncio.to_thread(asker.ask, asked) if asker is not None else []
-    dashboard = ctx.workspace.read_state(OVERALL_DASHBOARD)
-    ctx.workspace.write_state(
+    dashboard = ctx.workspace.state.read(OVERALL_DASHBOARD)
+    ctx.workspace.state.write(
         OVERALL_DASHBOARD, with_section(dashboard, questions_section(asked, answers, language, command))
     )
     save_steering(root, steering)
@@ -98,10 +98,13 @@ async def ask_user(ctx: ActionContext, questions: list[str]) -> Observation:
         "The user answered (also kept in overall_dashboard.md under the questions):\n"
         + "\n".join(lines)
         + "\nNow write the research blueprint with update_overall_dashboard, and record in it the assumptions "
-        "you made where an answer is empty.",
-        reset_context=True,
+        "you made where an answer is empty."
     )
 
+
+# ask_user rebuilds the history from the files like a dashboard update (AgentSpec.compresses): the
+# answers it wrote into overall_dashboard.md reach the model as the dashboard does.
+COMPRESSES = frozenset({ask_user.name})
 
 # What a --review-plan run does only once the person had the plan: nothing is searched or fetched
 # before (a search in the same reply as the plan would otherwise run first).
@@ -136,4 +139,4 @@ def after_plan(ctx: ActionContext, updated: Observation) -> Observation:
     if not waiting:
         return updated
     ctx.events.append("plan_review", step=ctx.meta.totals.steps + 1)
-    return Observation(updated.text + " The plan now waits for the user's review.", reset_context=True, waiting="awaiting_review")
+    return Observation(updated.text + " The plan now waits for the user's review.", waiting="awaiting_review")

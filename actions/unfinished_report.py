@@ -16,8 +16,9 @@ from actions.finish import DRAFT, assemble_chapters
 from agent_runtime.domain.citation_audit import audit, flags, write_citations
 from agent_runtime.domain.finalize import finalize, strip_references
 from agent_runtime.domain.layout import NOTEBOOK, OVERALL_DASHBOARD, REPORT, SOURCES
+from agent_runtime.domain.report_record import record_report
 from agent_runtime.domain.sources.ledger import ledger_for
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
@@ -78,8 +79,7 @@ def write_unfinished_report(ctx: ActionContext, continue_with: str) -> str | Non
     atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(report, f"{title}\n\n> {banner}\n{body}")
     figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, None)
-    meta.report_path = REPORT
-    meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
+    record_report(meta, report_path=REPORT, report_problems=[str(p) for p in final.problems] + final.flagged)
     meta.summary["sources_cited"] = len(final.cited)
     meta.summary["citations"] = {key: value for key, value in figures.items() if key != "judge"}
     meta.summary["report"] = "unfinished"

@@ -42,10 +42,10 @@ from typing import Any
 from agent_runtime.config import Settings
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.commands import command
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.replies import RawReply
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import EventLog, RunMeta
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
 from agent_runtime.config import Settings
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import BrowserUnavailableError
 from agent_runtime.testing import scratch_context
 from tests.loopback import Handler, LoopbackServer, send

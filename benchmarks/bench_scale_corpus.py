@@ -12,7 +12,7 @@ or two common or rare English words and of 2- to 4-character Chinese words.
 - query, bare FTS5: MATCH, bm25 ranking, snippet, LIMIT 10 on an open connection (no freshness
   check at all).
 - query, corpus: `LocalCorpus.search_sync`, whose every query first makes sure that the index
-  matches the folder (inotify where there is one, see actions/web/corpus_watch.py).
+  matches the folder (file system events where there are, see actions/web/corpus_watch.py).
 - query, walk: the same with `watch=False`: the folder walked and every document stat'ed before
   each query, as every query did before.
 - after an edit: one document rewritten in place before each query (the index brought up to date

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from actions.web.extract import extract
 from actions.web.fetch import Fetcher, FetchLimits
 from actions.web.visit import visit_url
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.testing import scratch_context
 from sandbox.url_policy import URLPolicy
 from tests.loopback import Handler, LoopbackServer, send

@@ -58,6 +58,8 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Replace `path` with `text` (UTF-8, newlines as given) through `atomic_write_bytes`, with any
     key redacted first (sandbox/redaction.py: no key is ever written down). A full, read-only or
     unwritable disk raises StorageError (the old file is left as it was)."""
+    if not isinstance(text, str):  # a caller's bug, said as one before anything is touched
+        raise TypeError(f"atomic_write_text writes text, not {type(text).__name__}")
     path = Path(path)
     data = redact_secrets(text).encode("utf-8")
     try:

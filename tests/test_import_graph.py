@@ -166,6 +166,64 @@ def test_there_is_no_import_cycle() -> None:
             visit(module)
 
 
+# Inside the engine, the files and the loop are floors of their own (issue 35): each module below
+# may use those above it in this list, never one below it (directly or through another module), so
+# the workspace never reaches into the loop, and the loop is the only one that loops.
+ENGINE_ORDER = (
+    "agent_runtime.engine.file_key",  # has this file changed: (inode, size, mtime_ns)
+    "agent_runtime.engine.file_exchange",  # renameat2's exchange
+    "agent_runtime.engine.writers",  # is someone still writing a file
+    "agent_runtime.engine.run_lock",  # one run per workspace
+    "agent_runtime.engine.state_files",  # settled reads, whole writes, versions and trash
+    "agent_runtime.engine.workspace",  # where things are, how a workspace is made
+    "agent_runtime.engine.run_record",  # run.json and the event log
+    "agent_runtime.engine.run_context",  # what one run shares
+    "agent_runtime.engine.context_guard",  # the window: compaction, cuts, the learned window
+    "agent_runtime.engine.summaries",  # folding the history into the memory file
+    "agent_runtime.engine.loop",  # the loop
+)
+# The modules of the files that import nothing of the project at all: anyone may use them.
+SELF_CONTAINED = ("agent_runtime.engine.file_key", "agent_runtime.engine.file_exchange")
+
+
+def reachable(edges: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    pending = [start]
+    while pending:
+        for target in edges[pending.pop()]:
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    return seen
+
+
+def test_the_engine_s_files_sit_below_its_loop() -> None:
+    edges = graph()
+    for index, module in enumerate(ENGINE_ORDER):
+        later = set(ENGINE_ORDER[index + 1 :])
+        bad = sorted(reachable(edges, module) & later)
+        assert not bad, f"{module} reaches {bad}, which sit above it (tests/test_import_graph.py ENGINE_ORDER)"
+    for module in SELF_CONTAINED:
+        assert edges[module] == set(), (module, edges[module])
+
+
+def test_no_engine_module_reaches_the_domain_the_actions_or_the_app() -> None:
+    """Not even through a leaf or the sandbox: the engine's whole closure stays out of the floors above."""
+    edges = graph()
+    for module in (m for m in edges if floor(m) == "engine"):
+        above = sorted(t for t in reachable(edges, module) if floor(t) in ("domain", "actions", "app", "public"))
+        assert not above, f"{module} reaches {above}"
+
+
+def test_the_domain_types_what_it_keeps_in_the_engine_s_record() -> None:
+    """The research's fields of run.json are the domain's (RunMeta.extra): the engine's model has none."""
+    from agent_runtime.engine.run_record import RunMeta
+
+    research = {"report_path", "report_problems", "finish_refusals"}
+    assert not research & set(RunMeta.model_fields)
+    assert "agent_runtime.engine.run_record" in graph()["agent_runtime.domain.report_record"]
+
+
 # What the engine must not name (issue 35): the research layout and its words. The domain hands
 # the engine its state files (engine.workspace.Layout); a name or a string of the engine's own that
 # holds one of these means the engine knows the research again. Comments and docstrings may still

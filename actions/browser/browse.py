@@ -24,8 +24,8 @@ from actions.web.extract import extract
 from actions.web.visit import Fetched, Page, record_page
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.domain.sources.urls import canonical_url
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError, BrowserError, BrowserUnavailableError, ExtractionError
 
 if TYPE_CHECKING:

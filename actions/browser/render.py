@@ -26,7 +26,7 @@ from typing import Any
 from actions.browser.proxy import Blocked
 from actions.browser.session import Browser, Tab, browser_for
 from agent_runtime.domain.sources.urls import canonical_url
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import BrowserError, BrowserUnavailableError, CDPError, RenderError, URLRefusedError
 
 __all__ = [

@@ -33,7 +33,7 @@ from typing import Any
 from actions.browser.cdp import CDPConnection
 from actions.browser.proxy import Connector, PolicyProxy
 from agent_runtime.config import Settings
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import BrowserError, BrowserUnavailableError, CDPError
 from sandbox.chromium import locate_chromium
 from sandbox.url_policy import URLPolicy

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, SOURCES
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.workspace import RUNTIME, TRASH
 from agent_runtime.errors import ActionError, BinaryFileError, SandboxError
 from sandbox.paths import PathPolicy

@@ -27,8 +27,8 @@ from actions.files.common import (
     plural,
     read_lines,
 )
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 
 MAX_CHUNK_LINES = 10_000

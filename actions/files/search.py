@@ -29,8 +29,8 @@ from actions.files.common import (
     plural,
     split_lines,
 )
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.workspace import RUNTIME
 from agent_runtime.errors import ActionError, BinaryFileError, PatternTooSlowError, SandboxError
 from sandbox.paths import DirectoryEntry, PathPolicy

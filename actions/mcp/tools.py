@@ -25,9 +25,9 @@ from actions.web.digest import chars_for_tokens, cut, fence, fence_note, new_bou
 from actions.web.extract import Extracted
 from actions.web.visit import Fetched, record_page
 from agent_runtime.domain.sources.ledger import ledger_for
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import ToolSchema
 from agent_runtime.engine.registry import Action, Observation, first_sentence
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import StorageError
 from sandbox import atomic_write_text
 

@@ -1,140 +1,87 @@
 """What is in a corpus folder now, known without walking it again before every search.
 
-The first look walks the whole folder (os.scandir, one lstat per document). After that, on Linux,
-an inotify watch on every folder of the corpus says which folders had anything created, deleted,
-moved, written or re-attributed in them since the last look, and which files: only those folders
-are listed again, and only those files are looked at again. The kernel queues an event before the
-system call that caused it returns, and the queue is read at the start of every look, so a file
-written just before a search is seen by that search: an edit in place (which changes a file's
-mtime but not its folder's) included, and one that keeps the size and lands in the same
-timestamp tick too, since the event names the file whatever its mtime says.
+The first look walks the whole folder (os.scandir, one lstat per document). After that the folder's
+changes are followed with `watchfiles` (the Rust `notify` crate: inotify on Linux, FSEvents on
+macOS, ReadDirectoryChangesW on Windows): each look lists again only the folders an event named,
+and looks again only at the files an event named. Chosen over `watchdog`, whose inotify observer
+gives every watched path a thread and an inotify instance of its own: the barrier below needs the
+corpus and the index's folder in one stream of events.
+
+Events arrive on the library's thread, a moment after the change. So that a file saved just before
+a search is seen by that search, every look first writes a marker file in the index's own folder
+(`scratch`, watched with the corpus by the same watcher, never in the corpus, which may be
+read-only) and takes the events until the marker's own arrives: everything that happened before it
+has arrived too. An edit in place (which changes a file's mtime but not its folder's) is seen, and
+one that keeps the size and lands in the same timestamp tick too, since the event names the file
+whatever its mtime says.
 
 A folder is known by its (st_dev, st_ino) as well as by its name: one replaced under the same name
-(`mv a a.old; mkdir a`), or deleted and made again, is dropped and listed again whole, with a watch
-of its own; a watch follows its folder when it is renamed, so a watch found to belong to another
-name moves to that name, and is removed only by the folder that still owns it.
+(`mv a a.old; mkdir a`), or deleted and made again, is dropped and listed again whole.
 
-Where inotify is missing (macOS, Windows, a container without it) or runs out of watches
-(fs.inotify.max_user_watches), or when its queue overflows, every look walks the folder again and
-compares each document's size and mtime, as before: slower, never wrong. So it does on a network or
-FUSE file system (NFS, SMB/CIFS, sshfs, 9p, Ceph, AFS, Lustre, GPFS...), the corpus itself or a
-folder mounted inside it: inotify works there but sees only the changes made on this machine, not
-those made by another host or by the server.
+Where no watch can be had (the library cannot start, runs out of watches, or a marker does not come
+back in time: a lost or overflowed event queue), every look walks the folder again and compares each
+document's key (agent_runtime/engine/file_key): slower, never wrong. So it does on a network or FUSE
+file system (NFS, SMB/CIFS, sshfs, 9p, Ceph, AFS, Lustre, GPFS...), the corpus itself or a folder
+mounted inside it: events there report only the changes made on this machine, not those made by
+another host or by the server. Which file system a folder is on is read with `psutil`.
 
 Hidden files and folders (a leading dot) and symbolic links are never followed or listed: a link
-may lead outside the corpus, and one to a file inside it would only index that file twice.
+may lead outside the corpus, and one to a file inside it would only index that file twice. (The
+library's watch does follow a linked folder, and its events there are ignored: a link to a very
+large tree costs watches, and when they run out the folder is walked as above.)
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import contextlib
 import os
-import platform
 import stat
-import struct
-import sys
-import weakref
-from collections.abc import Callable
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# inotify(7)
-_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
-_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
-_IN_DELETE_SELF, _IN_MOVE_SELF = 0x400, 0x800
-_IN_Q_OVERFLOW, _IN_IGNORED, _IN_ISDIR = 0x4000, 0x8000, 0x40000000
-_IN_ONLYDIR, _IN_DONT_FOLLOW, _IN_EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
-_MASK = (
-    _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
-    | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW | _IN_EXCL_UNLINK
-)  # fmt: skip
-_EVENT = struct.Struct("iIII")
-# statfs(2) f_type of file systems whose changes by other hosts (or by a FUSE daemon) inotify does
-# not report: watching them would miss edits, so they are walked at every look instead.
+import psutil
+from watchfiles import Change, watch
+
+# File systems whose changes by other hosts (or by a FUSE daemon) no local event reports: watching
+# them would miss edits, so they are walked at every look instead (names as the mount table gives
+# them: /proc/self/mounts on Linux, getfsstat on macOS). Any `fuse.*` is one too.
 REMOTE_FILESYSTEMS = {
-    0x6969: "NFS",
-    0xFF534D42: "CIFS",
-    0xFE534D42: "SMB2",
-    0x517B: "SMB",
-    0x65735546: "FUSE",  # sshfs, rclone, s3fs, virtiofs...
-    0x01021997: "9p",
-    0x00C36400: "Ceph",
-    0x5346414F: "AFS",
-    0x6B414653: "AFS",  # kAFS
-    0x0BD00BD0: "Lustre",
-    0x47504653: "GPFS",
-    0x01161970: "GFS2",
-    0x7461636F: "OCFS2",
-    0x73757245: "Coda",
-}
-_statfs: Callable[[bytes, ctypes.Array[ctypes.c_char]], int] | None = None
+    "nfs": "NFS", "nfs4": "NFS", "cifs": "CIFS", "smb3": "SMB3", "smb": "SMB", "smbfs": "SMB",
+    "fuse": "FUSE", "fuseblk": "FUSE", "9p": "9p", "ceph": "Ceph", "afs": "AFS", "lustre": "Lustre",
+    "gpfs": "GPFS", "gfs2": "GFS2", "ocfs2": "OCFS2", "coda": "Coda", "glusterfs": "GlusterFS",
+    "afpfs": "AFP", "webdav": "WebDAV", "davfs": "WebDAV",
+}  # fmt: skip
+BARRIER_LIMIT = 5.0  # seconds a look waits for its marker, then walks the folder instead
+STEP_MS = 2  # how often the library's collected events are looked at while waiting
 
 
-def filesystem_type(path: str) -> int | None:
-    """statfs(2)'s f_type for `path` (Linux only; None when it cannot be read). Python's os.statvfs
-    does not give it, hence ctypes."""
-    global _statfs
-    if not sys.platform.startswith("linux"):
-        return None
+def filesystem_type(path: str) -> str | None:
+    """The type of the file system `path` is on, as the mount table names it (None: not known)."""
     try:
-        if _statfs is None:
-            _statfs = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).statfs
-        buffer = ctypes.create_string_buffer(256)  # struct statfs is 120 bytes on 64-bit Linux
-        if _statfs(os.fsencode(path), buffer) != 0:
-            return None
-    except (OSError, AttributeError):
+        real = os.path.realpath(path, strict=True)
+        mounts = psutil.disk_partitions(all=True)
+    except (OSError, RuntimeError):
         return None
-    # f_type comes first: a long (__fsword_t), except on s390x where it is an unsigned int.
-    kind = ctypes.c_uint if platform.machine() == "s390x" else ctypes.c_long
-    return int(kind.from_buffer(buffer).value) & 0xFFFFFFFF
+    best: tuple[int, str] | None = None
+    for mount in mounts:
+        point = mount.mountpoint.rstrip(os.sep) or os.sep
+        inside = real == point or real.startswith(point if point == os.sep else point + os.sep)
+        if inside and (best is None or len(point) > best[0]):
+            best = (len(point), mount.fstype)
+    return best[1] if best else None
 
 
 def remote_filesystem(path: str) -> str | None:
-    """The name of the network or FUSE file system `path` is on, whose changes by other hosts
-    inotify does not see (None: a local one, or not known)."""
+    """The name of the network or FUSE file system `path` is on, whose changes by other hosts no
+    local event reports (None: a local one, or not known)."""
     kind = filesystem_type(path)
-    return REMOTE_FILESYSTEMS.get(kind) if kind is not None else None
-
-
-class _Inotify:
-    """A non-blocking inotify descriptor (no thread: its queue is read when the folder is looked at)."""
-
-    def __init__(self) -> None:
-        name = ctypes.util.find_library("c") or None
-        self._libc = ctypes.CDLL(name, use_errno=True)
-        fd = self._libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        if fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
-        self.fd = fd
-        self._finalizer = weakref.finalize(self, os.close, fd)
-
-    def add(self, path: str) -> int:
-        wd = int(self._libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK))
-        if wd < 0:
-            raise OSError(ctypes.get_errno(), f"inotify_add_watch failed for {path}")
-        return wd
-
-    def remove(self, wd: int) -> None:
-        self._libc.inotify_rm_watch(self.fd, wd)  # fails harmlessly if the kernel dropped it already
-
-    def read(self) -> list[tuple[int, int, str]]:
-        """(watch, mask, name) of every event queued so far."""
-        events: list[tuple[int, int, str]] = []
-        while True:
-            try:
-                data = os.read(self.fd, 256 * 1024)
-            except BlockingIOError:
-                return events
-            offset = 0
-            while offset + _EVENT.size <= len(data):
-                wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
-                raw = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
-                events.append((wd, mask, os.fsdecode(raw)))
-                offset += _EVENT.size + length
-
-    def close(self) -> None:
-        self._finalizer()
+    if kind is None:
+        return None
+    kind = kind.casefold()
+    return REMOTE_FILESYSTEMS.get(kind) or ("FUSE" if kind.startswith("fuse.") else None)
 
 
 @dataclass
@@ -142,32 +89,33 @@ class _Folder:
     files: dict[str, os.stat_result] = field(default_factory=dict)  # name -> lstat, documents only
     skipped: set[str] = field(default_factory=set)  # names of files of a kind that is not read
     subfolders: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (st_dev, st_ino)
-    wd: int | None = None
 
 
 class FolderState:
     """The documents of one folder tree (relative POSIX path -> lstat), kept up to date by `look`.
-    Not thread-safe: its owner holds a lock around every call."""
+    `scratch`: a folder of the caller's own (outside the tree) where the watch's marker is written;
+    without it, or with `watch=False`, every look walks. Not thread-safe: its owner holds a lock
+    around every call."""
 
-    def __init__(self, root: Path, readable: Callable[[str], bool], *, watch: bool = True) -> None:
+    def __init__(
+        self, root: Path, readable: Callable[[str], bool], *, watch: bool = True, scratch: Path | None = None
+    ) -> None:
         self.root = root
         self.readable = readable  # does this file name have a kind that is read?
         self.files: dict[str, os.stat_result] = {}
         # The paths of `files` added, removed or listed again since `take_dirty`; None: all of them.
         self._dirty: set[str] | None = None
         self._folders: dict[str, _Folder] = {}
-        self._by_wd: dict[int, str] = {}
-        self._watch = watch and sys.platform.startswith("linux")
-        self._inotify: _Inotify | None = None
+        self._watch = watch and scratch is not None
+        self._marker = scratch / f".corpus-watch-{uuid.uuid4().hex}" if scratch is not None else None
+        self._events: Iterator[set[tuple[Change, str]]] | None = None
         self._looked = False
-        # Folders an event said were made, moved or deleted: listed again whole (see _rescan).
-        self._fresh: set[str] = set()
-        self._devices: dict[int, bool] = {}  # st_dev -> is it a file system inotify sees fully?
+        self._devices: dict[int, bool] = {}  # st_dev -> do local events see all its changes?
         self.remote: str | None = None  # the network file system that turned the watch off, if any
 
     @property
     def watching(self) -> bool:
-        return self._inotify is not None
+        return self._events is not None
 
     def skipped(self) -> list[str]:
         """Files of a kind that is not read, relative paths sorted."""
@@ -176,43 +124,35 @@ class FolderState:
     def look(self) -> set[str]:
         """Bring `files` up to date; returns the documents an event named since the last look (an
         edit that may have kept size and mtime): the caller reads those again whatever they say."""
-        root = self._folders.get("")
-        if not self._looked or self._inotify is None or root is None or root.wd is None:
-            self._full()  # the first look, no inotify, or the corpus folder itself could not be watched
+        if not self._looked or self._events is None:
+            self._full()  # the first look, or no watch
+            return set()
+        changes = self._changes_until_now()
+        if changes is None:  # the watch failed or fell behind: walk, and watch anew
+            self._full()
             return set()
         dirty: set[str] = set()
         touched: set[str] = set()
-        self._fresh = set()
-        for wd, mask, name in self._inotify.read():
-            if mask & _IN_Q_OVERFLOW:
-                self._full()
-                return set()
-            rel = self._by_wd.get(wd)
+        fresh: set[str] = set()  # folders made, moved or deleted under this name
+        for change, path in changes:
+            rel = self._relative(path)
             if rel is None:
                 continue
-            if mask & (_IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF):
-                if not rel:  # the corpus folder itself was moved or deleted: start again
-                    self._full()
-                    return set()
-                if mask & _IN_IGNORED:  # the watch is gone (the folder was deleted)
-                    self._by_wd.pop(wd, None)
-                    if rel in self._folders:
-                        self._folders[rel].wd = None
-                # Whatever now has this name (if anything) is another folder: its parent lists it whole.
-                self._fresh.add(rel)
+            if not rel:  # the corpus folder itself changed (moved, deleted): start again
+                self._full()
+                return set()
+            folder = rel in self._folders or _is_folder(path)
+            if folder and change == Change.modified:
+                dirty.add(rel)  # its attributes changed: listed again, as it is
+            elif folder:
+                fresh.add(rel)
                 dirty.add(_parent(rel))
-                continue
-            dirty.add(rel)
-            if not name:
-                continue
-            if not mask & _IN_ISDIR:
-                touched.add(_join(rel, name))
-            elif mask & (_IN_CREATE | _IN_MOVED_TO | _IN_MOVED_FROM | _IN_DELETE):
-                self._fresh.add(_join(rel, name))  # a folder made, moved or deleted under this name
+            else:
+                touched.add(rel)
+                dirty.add(_parent(rel))
         for rel in sorted(dirty, key=len):  # parents first: a vanished folder takes its subtree along
-            if rel in self._folders:
-                self._rescan(rel)
-        self._fresh = set()
+            if rel in self._folders:  # else gone with its parent, or new: its parent lists it whole
+                self._rescan(rel, fresh)
         return {path for path in touched if path in self.files}
 
     def take_dirty(self) -> set[str] | None:
@@ -222,28 +162,84 @@ class FolderState:
         return dirty
 
     def close(self) -> None:
-        if self._inotify is not None:
-            self._inotify.close()
-            self._inotify = None
+        self._stop_watching()
 
-    # -- internals -----------------------------------------------------------------------------
-    def _full(self) -> None:
-        """Walk the whole tree again (the first look, an overflow, or no inotify)."""
-        if self._inotify is not None:
-            self._inotify.close()
-            self._inotify = None
-        if self._watch and self._sees_all_changes(str(self.root)):
+    # -- the watch -----------------------------------------------------------------------------
+    def _start_watching(self) -> None:
+        """Start the watch on the tree and the scratch folder, and wait until it reports (its marker
+        came back): from then on nothing done in the tree goes unnoticed. Off for good where it
+        cannot start (no watches left, no file system events here)."""
+        assert self._marker is not None
+        try:
+            self._marker.parent.mkdir(parents=True, exist_ok=True)
+            self._events = watch(
+                self.root, self._marker.parent, watch_filter=None, debounce=1_000, step=STEP_MS,
+                rust_timeout=STEP_MS * 10, yield_on_timeout=True, raise_interrupt=True,
+                ignore_permission_denied=True,
+            )  # fmt: skip
+            next(self._events)  # the watcher starts with the generator's first step
+            started = self._changes_until_now() is not None
+        except (StopIteration, OSError, RuntimeError):  # no watches left (max_user_watches), or none here
+            started = False
+        if not started:
+            self._stop_watching()
+            self._watch = False
+
+    def _changes_until_now(self) -> set[tuple[Change, str]] | None:
+        """Every change reported since the last call, up to this moment: the marker is written and
+        the reports are taken until its own comes back. None when it does not in BARRIER_LIMIT
+        seconds, or the watch ended (its reports cannot be trusted: the caller walks)."""
+        assert self._events is not None and self._marker is not None
+        marker = str(self._marker)
+        try:
+            self._marker.write_text(uuid.uuid4().hex)
+        except OSError:
+            return None
+        deadline = time.monotonic() + BARRIER_LIMIT
+        changes: set[tuple[Change, str]] = set()
+        while time.monotonic() < deadline:
             try:
-                self._inotify = _Inotify()
-            except (OSError, AttributeError):  # no inotify here: walk at every look
-                self._watch = False
-        self._folders, self._by_wd, self.files = {}, {}, {}
+                batch = next(self._events)
+            except (StopIteration, OSError, RuntimeError):
+                return None
+            changes |= batch
+            if any(path == marker for _, path in batch):
+                return changes
+        return None
+
+    def _stop_watching(self) -> None:
+        if self._events is not None:
+            close = getattr(self._events, "close", None)
+            if close is not None:
+                close()  # the generator's exit closes the library's watcher and its thread
+            self._events = None
+        if self._marker is not None:
+            with contextlib.suppress(OSError):
+                self._marker.unlink()
+
+    def _relative(self, path: str) -> str | None:
+        """The tree-relative POSIX path of an event's path; None outside the tree or hidden."""
+        try:
+            rel = Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        if rel == ".":
+            return ""
+        return None if any(part.startswith(".") for part in rel.split("/")) else rel
+
+    # -- walking -------------------------------------------------------------------------------
+    def _full(self) -> None:
+        """Walk the whole tree again (the first look, a watch that failed, or no watch)."""
+        self._stop_watching()
+        if self._watch and self._sees_all_changes(str(self.root)):
+            self._start_watching()
+        self._folders, self.files = {}, {}
         self._scan_tree("")
         self._looked = True
         self._dirty = None
 
     def _sees_all_changes(self, path: str, device: int | None = None) -> bool:
-        """Does inotify see every change under `path` (a folder on device `device`)? Not on a
+        """Do local events report every change under `path` (a folder on device `device`)? Not on a
         network or FUSE file system: then the watch is turned off for good and every look walks.
         Asked once per file system (st_dev), so a mount inside the corpus is checked too."""
         if device is None:
@@ -257,12 +253,8 @@ class FolderState:
             if remote is not None:
                 self.remote = remote
                 self._stop_watching()
+                self._watch = False
         return self._devices[device]
-
-    def _stop_watching(self) -> None:
-        if self._inotify is not None:
-            self._inotify.close()
-        self._inotify, self._watch = None, False
 
     def _scan_tree(self, rel: str) -> None:
         pending = [rel]
@@ -274,23 +266,9 @@ class FolderState:
                 pending.extend(_join(current, name) for name in folder.subfolders)
 
     def _scan(self, rel: str) -> None:
-        """List one folder (watched first, so nothing done meanwhile goes unnoticed)."""
+        """List one folder (the watch, already on the whole tree, reports what is done meanwhile)."""
         path = os.path.join(self.root, rel) if rel else str(self.root)
         folder = _Folder()
-        if self._inotify is not None:
-            try:
-                folder.wd = self._inotify.add(path)
-            except OSError as exc:
-                if exc.errno in (28, 24):  # ENOSPC (watch limit), EMFILE: walk at every look instead
-                    self._stop_watching()
-                # a folder that vanished or is not one any more: listed as empty below
-            else:
-                # The same wd as another folder's: that folder was renamed to this one (a watch
-                # follows its inode), so the watch is this name's now and no longer the other's.
-                owner = self._by_wd.get(folder.wd)
-                if owner is not None and owner != rel and owner in self._folders:
-                    self._folders[owner].wd = None
-                self._by_wd[folder.wd] = rel
         try:
             entries = list(os.scandir(path))
         except OSError:
@@ -301,11 +279,11 @@ class FolderState:
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    # Its identity now, taken before it is watched: one that replaces it later
-                    # changes its parent, and so is found by the parent's next listing.
+                    # Its identity now: one that replaces it later changes its parent, and so is
+                    # found by the parent's next listing.
                     info = entry.stat(follow_symlinks=False)
                     folder.subfolders[name] = (info.st_dev, info.st_ino)
-                    if self._inotify is not None:
+                    if self._events is not None:
                         self._sees_all_changes(entry.path, info.st_dev)  # a network mount here?
                     continue
                 if entry.is_symlink():
@@ -329,35 +307,24 @@ class FolderState:
         folder = self._folders.pop(rel, None)
         if folder is None:
             return
-        if folder.wd is not None and self._by_wd.get(folder.wd) == rel:  # not taken by a new name
-            self._by_wd.pop(folder.wd)
-            if self._inotify is not None:
-                self._inotify.remove(folder.wd)
         for name in folder.files:
             self._forget(_join(rel, name))
         for name in folder.subfolders:
             self._drop(_join(rel, name))
 
-    def _rescan(self, rel: str) -> None:
+    def _rescan(self, rel: str, fresh: set[str]) -> None:
         """List one folder again: its files afresh, its new subfolders whole, its gone ones dropped."""
         old = self._folders.get(rel, _Folder())
         for name in old.files:
             self._forget(_join(rel, name))
-        owned = old.wd if old.wd is not None and self._by_wd.get(old.wd) == rel else None
-        if owned is not None:
-            self._by_wd.pop(owned)
         self._scan(rel)
         new = self._folders[rel]
-        if owned is not None and new.wd != owned and owned not in self._by_wd and self._inotify is not None:
-            self._inotify.remove(owned)  # it watches a folder that is no longer this one
         # A subfolder is the same one only if it has the same identity and no event said it was
         # made, moved or deleted (a new folder may get a deleted one's inode number).
         same = {
             name
             for name, ident in new.subfolders.items()
-            if old.subfolders.get(name) == ident
-            and _join(rel, name) not in self._fresh
-            and _join(rel, name) in self._folders
+            if old.subfolders.get(name) == ident and _join(rel, name) not in fresh and _join(rel, name) in self._folders
         }
         for name in old.subfolders.keys() - same:  # gone, or another folder under the same name
             self._drop(_join(rel, name))
@@ -368,6 +335,13 @@ class FolderState:
         self.files.pop(path, None)
         if self._dirty is not None:
             self._dirty.add(path)
+
+
+def _is_folder(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _join(rel: str, name: str) -> str:

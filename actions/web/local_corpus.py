@@ -24,8 +24,8 @@ derived data, so it stays with the run and never writes into the corpus folder, 
 read-only or shared; deleting it only costs a re-index.
 
 Kept up to date before every search, without walking the whole folder each time: the first search
-of a process walks it and compares each file's size and mtime with the index; after that only the
-folders and files that inotify says changed are looked at again (corpus_watch.py; without inotify
+of a process walks it and compares each file's key (inode, size and mtime: engine/file_key) with
+the index; after that only the folders and files that inotify says changed are looked at again (corpus_watch.py; without inotify
 the folder is walked every time). New and changed files are (re-)extracted, deleted ones removed,
 all in one transaction. A file that cannot be read is recorded with its error, so it is not retried
 until it changes, and the next search names it once (`failure_note`). Files of a kind that is not
@@ -63,10 +63,11 @@ from actions.web.corpus_watch import FolderState
 from actions.web.documents import CONTENT_TYPES, content_type_of, location, readable
 from actions.web.extract import extract
 from actions.web.providers.base import SearchResult
+from agent_runtime.engine.file_key import FileKey, stat_key
 from agent_runtime.errors import CorpusError, ExtractionError, SearchError
 
 SCHEME = "corpus:"
-SCHEMA_VERSION = 3  # 2: CJK bigram columns; 3: a generation counter (meta)
+SCHEMA_VERSION = 4  # 2: CJK bigram columns; 3: a generation counter (meta); 4: the file key's inode
 MAX_FILE_BYTES = 50 * 1024 * 1024
 T = TypeVar("T")
 _SNIPPET_OPEN, _SNIPPET_CLOSE = "\x02", "\x03"  # match markers, removed before display
@@ -132,10 +133,10 @@ class LocalCorpus:
         self._root = str(self.corpus)
         self._root_slash = self._root.rstrip(os.sep) + os.sep
         self._lock = threading.Lock()
-        self._tree = FolderState(self.corpus, readable, watch=watch)
-        # The index's files table as of the last sync (path -> mtime_ns, size, id), and the
+        self._tree = FolderState(self.corpus, readable, watch=watch, scratch=Path(index_path).parent)
+        # The index's files table as of the last sync (path -> file key, row id), and the
         # generation it was read at: another instance on the same index makes it stale.
-        self._indexed: dict[str, tuple[int, int, int]] | None = None
+        self._indexed: dict[str, tuple[FileKey, int]] | None = None  # path -> (file key, row id)
         self._generation = -1
         self._compared = False  # has the picture of the index been compared with the whole folder?
         self._failures: list[tuple[str, str]] = []  # (path, error) found since last taken
@@ -260,8 +261,8 @@ class LocalCorpus:
         if version != SCHEMA_VERSION:
             db.executescript(
                 "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS meta;"
-                "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, mtime_ns INTEGER,"
-                " size INTEGER, title TEXT, error TEXT);"
+                "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, inode INTEGER, size INTEGER,"
+                " mtime_ns INTEGER, title TEXT, error TEXT);"
                 "CREATE VIRTUAL TABLE docs USING fts5(title, body, title_grams, body_grams,"
                 " tokenize='porter unicode61 remove_diacritics 2');"
                 "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER);"
@@ -281,8 +282,8 @@ class LocalCorpus:
         generation = int(db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
         if self._indexed is None or generation != self._generation:
             self._indexed = {
-                str(row[0]): (row[1], row[2], row[3])
-                for row in db.execute("SELECT path, mtime_ns, size, id FROM files")
+                str(row[0]): ((row[1], row[2], row[3]), row[4])
+                for row in db.execute("SELECT path, inode, size, mtime_ns, id FROM files")
             }
             self._compared = False  # a new picture of the index: compare it with the whole folder
         self._touched = set()
@@ -304,8 +305,7 @@ class LocalCorpus:
             and (
                 path in touched
                 or (known := indexed.get(path)) is None
-                or known[0] != info.st_mtime_ns
-                or known[1] != info.st_size
+                or known[0] != stat_key(info)
             )
         ]
         if removed or changed:
@@ -333,7 +333,7 @@ class LocalCorpus:
         parents: dict[str, str] = {}  # real path of each folder, resolved once per sync
         with db:
             for path in removed:
-                row_id = indexed.pop(path)[2]
+                row_id = indexed.pop(path)[1]
                 db.execute("DELETE FROM docs WHERE rowid = ?", (row_id,))
                 db.execute("DELETE FROM files WHERE id = ?", (row_id,))
                 report.removed += 1
@@ -342,20 +342,20 @@ class LocalCorpus:
                 title, body, error = self._read(path, info.st_size, parents)
                 if known is None:
                     cursor = db.execute(
-                        "INSERT INTO files(path, mtime_ns, size, title, error) VALUES (?, ?, ?, ?, ?)",
-                        (path, info.st_mtime_ns, info.st_size, title, error),
+                        "INSERT INTO files(path, inode, size, mtime_ns, title, error) VALUES (?, ?, ?, ?, ?, ?)",
+                        (path, *stat_key(info), title, error),
                     )
                     row_id = int(cursor.lastrowid or 0)
                     report.added += 1
                 else:
-                    row_id = known[2]
+                    row_id = known[1]
                     db.execute(
-                        "UPDATE files SET mtime_ns = ?, size = ?, title = ?, error = ? WHERE id = ?",
-                        (info.st_mtime_ns, info.st_size, title, error, row_id),
+                        "UPDATE files SET inode = ?, size = ?, mtime_ns = ?, title = ?, error = ? WHERE id = ?",
+                        (*stat_key(info), title, error, row_id),
                     )
                     db.execute("DELETE FROM docs WHERE rowid = ?", (row_id,))
                     report.updated += 1
-                indexed[path] = (info.st_mtime_ns, info.st_size, row_id)
+                indexed[path] = (stat_key(info), row_id)
                 if error is None:
                     db.execute(
                         "INSERT INTO docs(rowid, title, body, title_grams, body_grams) VALUES (?, ?, ?, ?, ?)",

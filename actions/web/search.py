@@ -48,8 +48,8 @@ from actions.web.providers.tavily import TavilyProvider
 from agent_runtime.config import Settings
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.domain.sources.urls import canonical_url
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError, AllProvidersFailedError, ConfigError, SearchError
 
 __all__ = [

@@ -54,8 +54,8 @@ from agent_runtime.domain.layout import SOURCES
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.domain.sources.records import SourceRecord
 from agent_runtime.domain.sources.urls import canonical_url
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import now_iso
 from agent_runtime.errors import (
     ActionError,

@@ -19,6 +19,7 @@ from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.citecheck.figures import describe
 from agent_runtime.domain.finalize import finalize, strip_references
 from agent_runtime.domain.layout import REPORT, SOURCES, ResearchWorkspace
+from agent_runtime.domain.report_record import record_report
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta, save_meta
 from agent_runtime.errors import EXIT_BUDGET, WorkspaceError
@@ -118,7 +119,7 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
         figures = citation_audit.write_citations(space.root, pairs, final.cited, ledger, judged)
         if meta is not None:
             meta.summary["citations"] = {k: v for k, v in figures.items() if k != "judge"}
-            meta.report_problems = [str(p) for p in final.problems] + final.flagged
+            record_report(meta, report_problems=[str(p) for p in final.problems] + final.flagged)
             save_meta(space.run_file, meta)
     finally:
         lock.release()

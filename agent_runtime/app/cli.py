@@ -342,6 +342,8 @@ def _search_advice(workspace: Path) -> str | None:
 
 def _already_finished(args: argparse.Namespace) -> bool:
     """`resume` of a run that finished: say so and where its report is, and call no model."""
+    from agent_runtime.domain.layout import REPORT
+    from agent_runtime.domain.report_record import report_record
     from agent_runtime.engine.run_record import load_meta
     from agent_runtime.engine.workspace import Workspace
 
@@ -351,7 +353,7 @@ def _already_finished(args: argparse.Namespace) -> bool:
     meta = load_meta(space.run_file)
     if meta is None or meta.status != "finished":
         return False
-    report = space.root / (meta.report_path or "report.md")
+    report = space.root / (report_record(meta).report_path or REPORT)
     print(f"{space.root} is already finished: its report is {report}. Nothing was run.")
     print(with_note(command("inspect", space.root), "to look at it"))
     print(with_note(command("audit", space.root), "to re-check its citations"))

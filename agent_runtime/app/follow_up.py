@@ -109,8 +109,8 @@ def _carry_over(source: ResearchWorkspace, earlier_title: str, researcher: Resea
     shutil.copyfile(source.root / REPORT, space.root / EARLIER_REPORT)
     language = researcher.settings.language
     overall = space.read_text(OVERALL_DASHBOARD).rstrip("\n")
-    space.write_state(OVERALL_DASHBOARD, f"{overall}\n\n{follows_line(source.root, language)} ({EARLIER_REPORT})\n")
-    space.write_state(CURRENT_DASHBOARD, source.read_text(CURRENT_DASHBOARD))
+    space.state.write(OVERALL_DASHBOARD, f"{overall}\n\n{follows_line(source.root, language)} ({EARLIER_REPORT})\n")
+    space.state.write(CURRENT_DASHBOARD, source.read_text(CURRENT_DASHBOARD))
     steering = load_steering(space.root)
     steering.follows = str(source.root)
     save_steering(space.root, steering)

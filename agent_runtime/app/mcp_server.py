@@ -38,6 +38,7 @@ from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.steering_notes import answer_waiting_run
 from agent_runtime.app.wording import not_a_workspace
 from agent_runtime.domain.layout import ResearchWorkspace, title_slug
+from agent_runtime.domain.report_record import report_record
 from agent_runtime.domain.steering import follow_up_workspace, parents
 from agent_runtime.engine.run_record import WAITING_STATUSES, load_meta
 from agent_runtime.engine.workspace import Workspace
@@ -116,8 +117,9 @@ class Runs:
             answer["status"] = "running"
         if meta.stop_reason:
             answer["reason"] = meta.stop_reason
-        report = self._report_file(path, meta.report_path)
-        if meta.report_path and report is not None and report.is_file():
+        report_path = report_record(meta).report_path
+        report = self._report_file(path, report_path)
+        if report_path and report is not None and report.is_file():
             answer["report"] = str(report)
         if answer["status"] in ("stopped", "interrupted", "error"):
             answer["next"] = "call start_research with the same title to resume it from its files"
@@ -165,7 +167,7 @@ class Runs:
     def report(self, workspace: str) -> str:
         path = self._inside(workspace)
         meta = load_meta(Workspace(path).run_file) if Workspace(path).run_file.is_file() else None
-        report = self._report_file(path, (meta.report_path if meta else None) or "report.md")
+        report = self._report_file(path, (report_record(meta).report_path if meta else None) or "report.md")
         if report is None:
             raise ValueError(
                 f"the run's record in {path} names a report outside its workspace; its run.json was changed "

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import agent_runtime.language as language
 from actions import main_actions
+from actions.dashboards import DASHBOARD_UPDATES
 from actions.mcp.config import check_mcp_config
 from actions.research_task import unfinished_research_note
+from actions.steering import COMPRESSES as STEERING_COMPRESSES
 from actions.steering import REACHES_OUT, until_reviewed
 from actions.unfinished_report import write_unfinished_report
 from actions.web import check_search_settings
@@ -37,15 +39,18 @@ from agent_runtime.domain.layout import (
     ResearchWorkspace,
     default_workspace,
 )
+from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
+from agent_runtime.domain.sources.records import CITED_ID
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
 from agent_runtime.engine.messages import Message, system, user
 from agent_runtime.engine.model import Model, OpenAIModel, build_model
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import Action, ActionSet
+from agent_runtime.engine.run_context import ActionContext
+from agent_runtime.engine.run_lock import RunLock
 from agent_runtime.engine.run_record import (
     EventLog,
     RunMeta,
@@ -56,7 +61,6 @@ from agent_runtime.engine.run_record import (
     read_events,
     save_meta,
 )
-from agent_runtime.engine.workspace import RunLock
 from agent_runtime.errors import (
     EXIT_BUDGET,
     EXIT_ERROR,
@@ -115,7 +119,7 @@ class Researcher:
         self.prompts = Prompts(settings.prompts)
         self.events = EventLog(workspace.events_file)
         # A person's save that never finished within the limit: the run went on, and says so.
-        workspace.on_stuck_writer = self._log_stuck_writer
+        workspace.state.on_stuck_writer = self._log_stuck_writer
         self.ctx = ActionContext(workspace, settings, model, self.events, meta, self.prompts)
         compact = settings.compact()
         chosen = [a for a in main_actions(clarify=settings.clarify) if not (compact and a.name in COMPACT_LEAVES_OUT)]
@@ -153,7 +157,7 @@ class Researcher:
     def _log_stuck_writer(self, file: str, seconds: float) -> None:
         self.events.append(
             "writer_wait_expired", step=self.meta.totals.steps + 1, file=file, seconds=seconds,
-            limit=self.workspace.writer_wait_limit,
+            limit=self.workspace.state.writer_wait_limit,
         )  # fmt: skip
 
     def _log_retry(self, attempt: int, reason: str, delay: float) -> None:
@@ -216,6 +220,7 @@ class Researcher:
                 update={"language": language.resolve(settings.language, title, purpose)}
             )
             meta = RunMeta(title=title.strip(), purpose=purpose, settings=settings.stored())
+            record_report(meta)  # the report's fields in run.json from the start, empty
             if settings.tool_mode == "auto" and recall_tool_mode(settings) == "json":
                 meta.tool_mode = (
                     "json"  # `check` found that only json works here: no replies wasted on native
@@ -284,6 +289,7 @@ class Researcher:
                 )
             title, purpose = space.title_from_dashboard()
             meta = RunMeta(title=title, purpose=purpose)
+            record_report(meta)
         if settings is None:
             settings = load_settings(flags, stored=meta.settings, config_file=config_file)
         settings = settings.model_copy(
@@ -301,7 +307,7 @@ class Researcher:
         space.create(meta.title, meta.purpose, settings.language)  # dashboards a killed creation did not write yet
         Ledger.load(space.root / SOURCES)  # a tampered ledger is refused now, before any step
         note = resume_note(space, meta, Prompts(settings.prompts))
-        steered = steering_note(space.root, meta.status, space.read_state(OVERALL_DASHBOARD))
+        steered = steering_note(space.root, meta.status, space.state.read(OVERALL_DASHBOARD))
         if steered:
             note = f"{note.rstrip()}\n\n{steered}"
         meta.settings = settings.stored()
@@ -317,8 +323,8 @@ class Researcher:
         """[system, dashboards] (+ the resume note, once): the whole history after every reset."""
         dashboards = self.prompts.render(
             "dashboards.j2",
-            overall=self.workspace.read_state(OVERALL_DASHBOARD).strip(),
-            current=self.workspace.read_state(CURRENT_DASHBOARD).strip(),
+            overall=self.workspace.state.read(OVERALL_DASHBOARD).strip(),
+            current=self.workspace.state.read(CURRENT_DASHBOARD).strip(),
         )
         messages = [system(self.system_prompt()), user(dashboards)]
         if self._resume_note:
@@ -335,7 +341,9 @@ class Researcher:
             tool_mode=self.ctx.tool_mode(),
             max_steps=self.settings.max_steps,
             counts_run_steps=True,
+            compresses=DASHBOARD_UPDATES | STEERING_COMPRESSES,
             memory=CURRENT_DASHBOARD,
+            kept_ids=CITED_ID,
             finish_action="all_finished",
             status=self._status,
             compress=self.settings.compression,
@@ -353,7 +361,7 @@ class Researcher:
     def _dashboards_edited(self) -> str | None:
         """A person edited a dashboard while the run works (in the live view or any editor): the
         agent continues from the edited text, and is told so."""
-        edited = self.workspace.edited_state_files()
+        edited = self.workspace.state.edited()
         if not edited:
             return None
         self.events.append("dashboard_edited", step=self.meta.totals.steps + 1, files=edited)
@@ -495,10 +503,10 @@ class Researcher:
         return self._result(code)
 
     def _result(self, code: int) -> RunResult:
-        m = self.meta
+        m, report = self.meta, report_record(self.meta)
         return RunResult(
-            m.status, code, self.workspace.root, m.stop_reason, m.result, m.report_path, m.totals, m.summary,
-            m.report_problems, next_command=None if m.status == "finished" else self.next_command(),
+            m.status, code, self.workspace.root, m.stop_reason, m.result, report.report_path, m.totals, m.summary,
+            report.report_problems, next_command=None if m.status == "finished" else self.next_command(),
         )  # fmt: skip
 
 

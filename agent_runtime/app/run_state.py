@@ -15,7 +15,8 @@ from typing import Any
 
 import portalocker
 
-from agent_runtime.engine.workspace import LOCK, RUNTIME, try_lock
+from agent_runtime.engine.run_lock import LOCK, try_lock
+from agent_runtime.engine.workspace import RUNTIME
 
 _PID = re.compile(r"process (\d+)")
 
@@ -38,7 +39,7 @@ class LockState:
 
 def lock_state(workspace: Path) -> LockState:
     """Whether a run holds the workspace's lock: a non-blocking shared flock on `.runtime/lock`,
-    released at once, fails while a run holds its exclusive one (agent_runtime.engine.workspace.RunLock).
+    released at once, fails while a run holds its exclusive one (agent_runtime.engine.run_lock.RunLock).
     The file is opened read-only and never created: the view changes nothing in the workspace."""
     path = os.path.join(workspace, RUNTIME, LOCK)
     try:

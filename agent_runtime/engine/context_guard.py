@@ -7,6 +7,11 @@ history). Past the hard limit the runtime compacts by itself, in three widening 
 2. if that is not enough, a separate summarizing call folds the history into the current
    dashboard, and the history is rebuilt from the dashboards;
 3. as a last resort the largest messages are cut, with a note saying where the full text is.
+
+The guard also learns the endpoint's real window: a request refused as too long (HTTP 400) states
+the window, or at least shows that the request did not fit; the guard believes it for the rest of
+the run (`learn_window`), shrinks the reply's cap with it, and says when no compaction can help
+(`overflow_stop_reason`).
 """
 
 from __future__ import annotations
@@ -19,12 +24,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.messages import Message, ToolSchema
+from agent_runtime.engine.model import Model, OpenAIModel
 from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens, raw_tools_tokens
 from agent_runtime.engine.workspace import Workspace
+from agent_runtime.errors import ContextOverflowError
 from sandbox import atomic_write_text
 
 POINTER_PREFIX = "[compacted:"
+CONTEXT_RETRIES = 3  # compactions tried after the endpoint refuses a request as too long
+UNSTATED_WINDOW_SHARE = 0.8  # a refusal without figures: the window is taken as this share of the request
+MIN_WINDOW = 1_000  # a learned window never goes below this: no step fits in less
+MIN_CONFIGURED_WINDOW = 2_000  # the smallest --context-window the settings accept
+MIN_REPLY_CAP = 256  # tokens: the output cap is never lowered below this
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 MAX_FILE_NAME = 100  # characters before the suffix: far below every file system's limit
 
@@ -87,6 +100,16 @@ class History:
         self._raw.append(raw_message_tokens(message))
 
 
+@dataclass(frozen=True)
+class LearnedWindow:
+    """A window learned from a refusal: the one before, the one now, and the refused request's
+    estimate (tokens)."""
+
+    before: int
+    after: int
+    refused: int
+
+
 class ContextGuard:
     def __init__(
         self,
@@ -111,6 +134,60 @@ class ContextGuard:
         room = window - min(self.reply_reserve, window // 4)
         self.hard_tokens = min(int(window * self.hard), room)
         self.soft_tokens = min(int(window * self.soft), self.hard_tokens)
+
+    # -- the endpoint's real window -------------------------------------------------------------
+    def adopt_window(self, learned: int | None, model: Model) -> None:
+        """Take a window learned before (by another agent of the same model, or a run before a
+        resume) when it is smaller than the one in use."""
+        if learned is not None and learned < self.window:
+            self.limit_reply(learned, model)
+            self.set_window(learned)
+
+    def limit_reply(self, window: int, model: Model) -> None:
+        """At most a quarter of a (learned) window for the reply, in what is sent and in the guard."""
+        cap = max(MIN_REPLY_CAP, window // 4)
+        self.reply_reserve = min(self.reply_reserve, cap)
+        if isinstance(model, OpenAIModel) and model.max_output_tokens and model.max_output_tokens > cap:
+            model.max_output_tokens = cap
+
+    def learn_window(self, exc: ContextOverflowError, raw_tokens: float, model: Model) -> LearnedWindow:
+        """Believe the endpoint that refused a request of `raw_tokens` (raw estimate) as too long:
+        the window it states (else a share of the refused request) for the rest of the run, and its
+        count of the request for the token estimates."""
+        counted = exc.prompt_tokens or exc.window  # the endpoint's count; at least its window
+        if counted:
+            self.estimator.observe(raw_tokens, counted)
+        refused = self.estimator.scale(raw_tokens)
+        before = self.window
+        window = min(exc.window or max(MIN_WINDOW, int(refused * UNSTATED_WINDOW_SHARE)), before)
+        # Servers count the reply's room too (vLLM and OpenAI refuse prompt + max_tokens > window):
+        # the output cap shrinks with the window, and the guard keeps room for it.
+        self.limit_reply(window, model)
+        self.set_window(window)
+        return LearnedWindow(before, window, refused)
+
+    def fixed_tokens(self, system: Sequence[Message], tools: Sequence[ToolSchema]) -> int:
+        """The part of every request no compaction can shrink: the system prompt and the tools."""
+        return self.estimator.request(system, tools)
+
+    def overflow_stop_reason(
+        self, exc: ContextOverflowError, system: Sequence[Message], tools: Sequence[ToolSchema], workspace: Path
+    ) -> str:
+        """Why the run stops on a refusal no compaction could answer, and what the person does."""
+        window, resume = self.window, resume_command(workspace)
+        fixed = self.fixed_tokens(system, tools)
+        if fixed > self.hard_tokens:
+            return (
+                f"{exc}; a context window of {window:,} tokens cannot hold even the system prompt and the "
+                f"tool list (about {fixed:,} tokens): serve the model with a larger context "
+                "(llama.cpp --ctx-size, vLLM --max-model-len, Ollama num_ctx), then "
+                f"`{resume} --context-window <its size>`"
+            )
+        return (
+            f"{exc}; the request still did not fit after {CONTEXT_RETRIES} compactions (window now taken "
+            f"as {window:,} tokens): serve the model with a larger context, or "
+            f"`{resume} --context-window {max(MIN_CONFIGURED_WINDOW, window // 2)}`"
+        )
 
     def estimate(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> int:
         return self.estimator.request(messages, tools)

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_runtime.engine.calling import calling
-from agent_runtime.engine.commands import resume_command
-from agent_runtime.engine.context import ActionContext, BudgetStop
-from agent_runtime.engine.context_guard import ContextGuard, Entry, History, observation_file
+from agent_runtime.engine.context_guard import CONTEXT_RETRIES, ContextGuard, Entry, History, observation_file
 from agent_runtime.engine.messages import Message, user
-from agent_runtime.engine.model import Model, OpenAIModel
+from agent_runtime.engine.model import Model
 from agent_runtime.engine.registry import ActionSet, Observation
 from agent_runtime.engine.repeats import NUDGE_AT, RepeatWatch
 from agent_runtime.engine.replies import (
@@ -34,19 +33,13 @@ from agent_runtime.engine.replies import (
     observation_message,
     parse_reply,
 )
+from agent_runtime.engine.run_context import ActionContext, BudgetStop
 from agent_runtime.engine.scheduling import NotRun, run_calls
-from agent_runtime.engine.summaries import summary_cap, summary_problem
-from agent_runtime.engine.tokens import raw_message_tokens, raw_text_tokens, raw_tools_tokens
+from agent_runtime.engine.summaries import summarize_into_memory
+from agent_runtime.engine.tokens import raw_message_tokens, raw_tools_tokens
 from agent_runtime.engine.tool_modes import ModeWatch, action_schema, as_json_history
-from agent_runtime.engine.workspace import kept_edit_note
 from agent_runtime.errors import ContextOverflowError, ToolsRefusedError
 from sandbox import atomic_write_text
-
-CONTEXT_RETRIES = 3  # compactions tried after the endpoint refuses a request as too long
-UNSTATED_WINDOW_SHARE = 0.8  # a refusal without figures: the window is taken as this share of the request
-MIN_WINDOW = 1_000  # a learned window never goes below this: no research step fits in less
-MIN_CONFIGURED_WINDOW = 2_000  # the smallest --context-window the settings accept
-MIN_REPLY_CAP = 256  # tokens: the output cap is never lowered below this
 
 
 @dataclass
@@ -61,6 +54,9 @@ class AgentSpec:
     # What the last message of each request says before any note (the run's figures, a nudge to
     # finish): given by whoever assembles the agent; None for a micro agent.
     status: Callable[[], list[str]] | None = None
+    # The actions that rewrite the agent's state files (a research run's dashboard updates): after
+    # one succeeds the history is rebuilt from the files (`base_messages`), which compresses it.
+    compresses: frozenset[str] = frozenset()
     # The state file this agent keeps its memory in (one of its workspace's Layout.state_files): a
     # history that outgrows the window is folded into it by a summarizing call. None: pointers and
     # cuts only.
@@ -79,6 +75,9 @@ class AgentSpec:
     # What a person calls the files that keep the agent's work, in the reasons a loop stops the run
     # ("edit <them> to steer it"): the domain's word for its state files.
     state_files_label: str = "the state files"
+    # The ids (the pattern's first group) a summary of the memory file must keep, as the agent wrote
+    # them (a research run's [S<n>] source ids); None: no such check.
+    kept_ids: re.Pattern[str] | None = None
     # Hears where a person's save of the memory file that a summary replaced unseen is kept in
     # .trash/ (the domain logs it under its own event name); the model is told in any case.
     memory_edit_kept: Callable[[str], None] | None = None
@@ -263,69 +262,18 @@ class AgentLoop:
         self._log("compaction", step=step, how=how, tokens_before=before, tokens_after=after)
 
     async def _summarize_into_memory(self, step: int) -> bool:
-        """Fold the history into the agent's memory file with a separate call, then rebuild; a
-        reply that is not a summary (agent_runtime/engine/summaries) leaves the file as it was (False)."""
-        workspace, prompts, memory = self.ctx.workspace, self.ctx.prompts, self.spec.memory
-        assert memory is not None
-        folded = self.history.messages[self.history.base_length :]
-        transcript = "\n\n".join(
-            f"### {m['role']}\n{m.get('content') or ''}"
-            + "".join(
-                f"\n→ {c['function']['name']}({c['function']['arguments']})"
-                for c in m.get("tool_calls") or []
-            )
-            for m in folded
-        )
-        memory_text = workspace.read_text(memory)
-        request = [
-            {"role": "system", "content": prompts.render("summarize_system.j2")},
-            user(prompts.render("summarize_request.j2", memory=memory_text, transcript=transcript)),
-        ]
-        request = self.guard.fit(request, [])
-        memory_tokens = self.ctx.estimator.scale(raw_text_tokens(memory_text))
-        reply_cap = self.guard.reply_reserve or self.ctx.settings.reply_cap()
-        cap, cut = summary_cap(self.guard.window, reply_cap, memory_tokens), False
-        summary, started = "", time.monotonic()
-        try:
-            calling.set(("summarizer", f"step {step}"))
-            raw = await self.spec.model.complete(request, [], max_output_tokens=cap)
-            raw_tokens = self.ctx.estimator.raw(request, [])
-            prompt_tokens, completion_tokens = self._account(
-                raw_tokens, raw.prompt_tokens, raw.completion_tokens
-            )
-            summary, cut = parse_reply(raw, "json", ()).text, raw.finish_reason == "length"
-            self.ctx.events.append(
-                "model_call", step=step, agent="summarizer", model=self.spec.model.name,
-                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=[], problems=[],
-                duration=round(time.monotonic() - started, 3), max_output_tokens=cap,
-            )  # fmt: skip
-        except Exception as exc:  # a failed summary must not lose the run: keep the old memory
-            self.ctx.events.append("summary_failed", step=step, error=str(exc)[:300])
-            summary = ""
-        own_text = "\n".join(str(m.get("content") or "") for m in folded if m.get("role") == "assistant")
-        problem = summary_problem(
-            summary, memory_text, own_text, self._action_names, cut_at=cap if cut else None
-        )
-        if problem is not None:
-            if summary.strip():  # an empty or failed summary is no answer to reject
-                self.ctx.events.append("summary_rejected", step=step, reason=problem, summary=summary[:300])
-            # Keep the pointer-compacted history: resetting it would lose everything since the last
-            # update of the memory. The last-resort cut in _prepare_request keeps the request in the window.
-            self.pending_notes.append(prompts.render("note_summary_rejected.j2"))
-            return False
-        # based_on: the text the summary was made from. A person who saved during the summarizing
-        # call had their version replaced: it is kept in .trash/ and the model is told (issue 22).
-        replaced = workspace.write_state(memory, summary, based_on=memory_text)
-        self.history.reset(self.spec.base_messages())
-        self.pending_notes.append(
-            f"[note] The runtime compacted the context: the history was folded into {memory}."
-        )
-        kept = kept_edit_note(self.ctx.settings.language, memory, replaced)
-        if kept is not None:
-            if self.spec.memory_edit_kept is not None and replaced.kept is not None:
-                self.spec.memory_edit_kept(replaced.kept)
-            self.pending_notes.append(kept)
-        return True
+        """Fold the history into the agent's memory file (agent_runtime/engine/summaries), then
+        rebuild it from the state files; False when the reply was no summary (the file is kept)."""
+        assert self.spec.memory is not None
+        folded = await summarize_into_memory(
+            self.ctx, self.spec.model, self.guard, self.spec.memory,
+            self.history.messages[self.history.base_length :], self._action_names, step,
+            edit_kept=self.spec.memory_edit_kept, kept_ids=self.spec.kept_ids,
+        )  # fmt: skip
+        if folded.taken:
+            self.history.reset(self.spec.base_messages())
+        self.pending_notes += folded.notes
+        return folded.taken
 
     # -- calling the model ---------------------------------------------------------------------
     async def _call_model(self, request: list[Message], raw_tokens: float, step: int) -> ModelReply:
@@ -350,14 +298,15 @@ class AgentLoop:
                 refusals += 1
                 self._learn_window(exc, raw_tokens, step)
                 if refusals > CONTEXT_RETRIES or not self.spec.compress or self._fixed_part_too_large():
-                    raise ContextOverflowError(
-                        self._overflow_stop_reason(exc), window=exc.window, prompt_tokens=exc.prompt_tokens
-                    ) from None
+                    reason = self.guard.overflow_stop_reason(
+                        exc, self.history.messages[:1], self.tools, self.ctx.workspace.root
+                    )
+                    raise ContextOverflowError(reason, window=exc.window, prompt_tokens=exc.prompt_tokens) from None
                 self.pending_notes = self._sent_notes + self.pending_notes  # the retry tells them again
                 request, raw_tokens = await self._prepare_request(step)  # compacts under the new window
         estimate = self.ctx.estimator.scale(raw_tokens)
         reply = parse_reply(raw, self.mode, self._action_names)
-        prompt_tokens, completion_tokens = self._account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
+        prompt_tokens, completion_tokens = self.ctx.account(raw_tokens, raw.prompt_tokens, raw.completion_tokens)
         if reply.problems and set(reply.problems) - {"think_block"}:
             self.ctx.meta.totals.invalid_replies += 1
         self._log(
@@ -373,73 +322,23 @@ class AgentLoop:
         )
         return reply
 
-    # -- the endpoint's real context window ------------------------------------------------------
+    # -- the endpoint's real context window (agent_runtime/engine/context_guard) ------------------
     def _apply_learned_window(self) -> None:
-        learned = self.ctx.meta.context_windows.get(self.spec.model.name)
-        if learned is not None and learned < self.guard.window:
-            self._limit_reply(learned)
-            self.guard.set_window(learned)
-
-    def _limit_reply(self, window: int) -> None:
-        """At most a quarter of a (learned) window for the reply, in what is sent and in the guard."""
-        cap = max(MIN_REPLY_CAP, window // 4)
-        self.guard.reply_reserve = min(self.guard.reply_reserve, cap)
-        model = self.spec.model
-        if isinstance(model, OpenAIModel) and model.max_output_tokens and model.max_output_tokens > cap:
-            model.max_output_tokens = cap
+        self.guard.adopt_window(self.ctx.meta.context_windows.get(self.spec.model.name), self.spec.model)
 
     def _learn_window(self, exc: ContextOverflowError, raw_tokens: float, step: int) -> None:
-        """Believe the endpoint: the window it states (else a share of the refused request) for the
-        rest of the run, and its count of the request for the token estimates."""
-        estimator, guard = self.ctx.estimator, self.guard
-        counted = exc.prompt_tokens or exc.window  # the endpoint's count; at least its window
-        if counted:
-            estimator.observe(raw_tokens, counted)
-        refused = estimator.scale(raw_tokens)
-        before = guard.window
-        window = min(exc.window or max(MIN_WINDOW, int(refused * UNSTATED_WINDOW_SHARE)), before)
-        # Servers count the reply's room too (vLLM and OpenAI refuse prompt + max_tokens > window):
-        # the output cap shrinks with the window, and the guard keeps room for it.
-        self._limit_reply(window)
-        guard.set_window(window)
-        self.ctx.meta.context_windows[self.spec.model.name] = window
+        """Believe the endpoint for the rest of the run (recorded: it survives a crash and a resume)."""
+        learned = self.guard.learn_window(exc, raw_tokens, self.spec.model)
+        self.ctx.meta.context_windows[self.spec.model.name] = learned.after
         self._log(
             "context_overflow", step=step, model=self.spec.model.name,
-            window_before=before, window_after=window, stated_window=exc.window,
-            stated_prompt_tokens=exc.prompt_tokens, estimated_tokens=refused, error=str(exc)[:300],
+            window_before=learned.before, window_after=learned.after, stated_window=exc.window,
+            stated_prompt_tokens=exc.prompt_tokens, estimated_tokens=learned.refused, error=str(exc)[:300],
         )  # fmt: skip
-        self.ctx.save()  # the learned window survives a crash and a resume
-
-    def _fixed_tokens(self) -> int:
-        """The part of every request no compaction can shrink: the system prompt and the tools."""
-        return self.ctx.estimator.request(self.history.messages[:1], self.tools)
+        self.ctx.save()
 
     def _fixed_part_too_large(self) -> bool:
-        return self._fixed_tokens() > self.guard.hard_tokens
-
-    def _overflow_stop_reason(self, exc: ContextOverflowError) -> str:
-        window = self.guard.window
-        resume = resume_command(self.ctx.workspace.root)
-        if self._fixed_part_too_large():
-            return (
-                f"{exc}; a context window of {window:,} tokens cannot hold even the system prompt and the "
-                f"tool list (about {self._fixed_tokens():,} tokens): serve the model with a larger context "
-                "(llama.cpp --ctx-size, vLLM --max-model-len, Ollama num_ctx), then "
-                f"`{resume} --context-window <its size>`"
-            )
-        return (
-            f"{exc}; the request still did not fit after {CONTEXT_RETRIES} compactions (window now taken "
-            f"as {window:,} tokens): serve the model with a larger context, or "
-            f"`{resume} --context-window {max(MIN_CONFIGURED_WINDOW, window // 2)}`"
-        )
-
-    def _account(self, raw_tokens: float, prompt: int | None, completion: int | None) -> tuple[int, int]:
-        if prompt:
-            self.ctx.estimator.observe(raw_tokens, prompt)
-        prompt = prompt if prompt is not None else self.ctx.estimator.scale(raw_tokens)
-        completion = completion if completion is not None else 0
-        self.ctx.record_usage(prompt, completion)
-        return prompt, completion
+        return self.guard.fixed_tokens(self.history.messages[:1], self.tools) > self.guard.hard_tokens
 
     # -- acting ----------------------------------------------------------------------------------
     async def _act(self, reply: ModelReply, step: int) -> Outcome | None:
@@ -467,7 +366,7 @@ class AgentLoop:
                 return Outcome("finished", result=observation.result)
             if observation.waiting is not None:  # the run stops resumably until a person answers
                 return Outcome("waiting", reason=observation.waiting)
-            if observation.reset_context and spec.compress:
+            if call.name in spec.compresses and not observation.error and spec.compress:
                 # A person's edit of another state file in this step is taken in by the rebuild:
                 # the agent is told, as at any other step.
                 if spec.base_changed is not None and (note := spec.base_changed()):

@@ -30,8 +30,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic import Field as PydanticField
 
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.messages import ToolSchema
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError, SandboxError, StorageError
 
 
@@ -40,7 +40,6 @@ class Observation:
     text: str
     finished: bool = False  # ends the agent's loop (all_finished, finish)
     result: str | None = None  # the answer of a finishing action
-    reset_context: bool = False  # the state files changed: rebuild the history from them
     error: bool = False
     # Ends the loop to wait for a person: the status the run waits in (e.g. "awaiting_review").
     waiting: str | None = None

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_runtime.engine.replies import ToolMode, repair_surrogates
 from agent_runtime.errors import WorkspaceError
@@ -61,6 +61,15 @@ class Totals(BaseModel):
 
 
 class RunMeta(BaseModel):
+    """What any agent run records of itself. The run's input (`title`, the task as given, and an
+    optional `purpose`), its state and totals, the finishing action's answer (`result`) and the
+    figures the run computed at its end (`summary`, untyped) are the engine's. What a domain records
+    besides (the research: its report's path, problems and refusals, agent_runtime/domain/report_record)
+    lives in `extra`, kept at the top level of run.json as before: a run.json written by an earlier
+    version loads as it is, and one written now is read by it."""
+
+    model_config = ConfigDict(extra="allow")
+
     title: str
     purpose: str | None = None
     created_at: str = Field(default_factory=now_iso)
@@ -70,9 +79,6 @@ class RunMeta(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     totals: Totals = Field(default_factory=Totals)
     result: str | None = None
-    report_path: str | None = None
-    report_problems: list[str] = Field(default_factory=list)  # listed when finalization was forced
-    finish_refusals: int = 0
     summary: dict[str, Any] = Field(default_factory=dict)
     resumes: int = 0
     # Model name → the context window its endpoint enforces, learned from a refusal for length:
@@ -80,6 +86,13 @@ class RunMeta(BaseModel):
     context_windows: dict[str, int] = Field(default_factory=dict)
     # With --tool-mode auto: the mode the run switched to (the model wrote its actions as JSON text).
     tool_mode: ToolMode | None = None
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields a domain keeps in the record (typed by the domain, stored as JSON values)."""
+        extra = self.__pydantic_extra__
+        assert extra is not None  # extra="allow": always a dict
+        return extra
 
 
 def load_meta(path: Path) -> RunMeta | None:

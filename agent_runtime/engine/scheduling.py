@@ -15,9 +15,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from agent_runtime.engine.context import BudgetStop
 from agent_runtime.engine.registry import ANYTHING, ActionSet, Observation
 from agent_runtime.engine.replies import ToolCall
+from agent_runtime.engine.run_context import BudgetStop
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ open) must not hang the run. Past it the runtime goes on and says so (`on_expire
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -31,24 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.engine.file_key import file_key
+
 # Longer than the longest pause seen inside one in-place save (0.6 s), with room.
 QUIET = 1.0
 LOOK = 0.1  # how often the quiet wait looks at the file
 WAIT_LIMIT = 5.0  # the longest wait for one writer, then the runtime goes on (and logs it)
-
-# What tells one version of a file from another without reading it: (inode, size, mtime_ns). A save
-# in place changes the size or the modification time; a save by rename brings another inode.
-Key = tuple[int, int, int]
-
-
-def file_key(path: Path) -> Key | None:
-    """The key of the file at `path` (None when there is none)."""
-    try:
-        stat = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-
 
 def quiet_wait(path: Path, deadline: float) -> bool:
     """Wait until the file has not changed for QUIET seconds: True; False at `deadline`."""

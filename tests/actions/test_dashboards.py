@@ -11,8 +11,8 @@ import pytest
 
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, template_text
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, call, reply, scratch_context
 from tests.agent_runtime.helpers import events, finish_with_report, resume_run, start_run
@@ -171,7 +171,7 @@ async def test_the_template_sent_back_is_refused_and_says_what_to_write(
             framed = f"<<< {name} >>>\n{template.strip()}\n<<< end of {name} >>>"
             for content in (template, reflowed(template), framed):
                 observation = await update(ctx, name, content)
-                assert observation.error and not observation.reset_context, (name, content)
+                assert observation.error, (name, content)
                 assert "nothing was changed" in observation.text
                 assert ctx.workspace.is_untouched(name, title, None, language)
         told = (await update(ctx, OVERALL_DASHBOARD, template_text(OVERALL_DASHBOARD, title, None, language))).text
@@ -211,7 +211,7 @@ async def test_a_copy_of_the_template_with_one_line_changed_is_no_plan(tmp_path:
         }
         for what, content in copies.items():
             observation = await update(ctx, OVERALL_DASHBOARD, content)
-            assert observation.error and not observation.reset_context, what
+            assert observation.error, what
             assert "Fill: " in observation.text and f"## {words['outline']}" in observation.text, what
             assert ctx.workspace.is_untouched(OVERALL_DASHBOARD, title, None, language), what
         told = (await update(ctx, OVERALL_DASHBOARD, copies["old guidance, a question written"])).text
@@ -234,11 +234,11 @@ async def test_a_dashboard_sent_again_unchanged_is_refused(tmp_path: Path) -> No
             "## 大纲\n", "## 大纲\n1. Notebook/01_概述.md\n"
         )
         observation = await update(ctx, OVERALL_DASHBOARD, blueprint)
-        assert not observation.error and observation.reset_context
+        assert not observation.error
         saved = ctx.workspace.overall_dashboard.read_text("utf-8")
         # Sent again as it is now, reflowed: nothing changes.
         observation = await update(ctx, OVERALL_DASHBOARD, reflowed(saved))
-        assert observation.error and not observation.reset_context
+        assert observation.error
         assert "this is the dashboard as it already is: nothing was changed" in observation.text
         assert "Update it when the plan changes" in observation.text
         assert ctx.workspace.overall_dashboard.read_text("utf-8") == saved

@@ -73,7 +73,7 @@ def prepare_out(out: Path) -> Path:
 def batch_lock(out: Path) -> Iterator[None]:
     """One batch at a time in DIR (two would overwrite each other's results files). The kernel
     releases it when the batch dies, however."""
-    from agent_runtime.engine.workspace import try_lock
+    from agent_runtime.engine.run_lock import try_lock
     from agent_runtime.errors import WorkspaceError
 
     fd = os.open(out / BATCH_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)

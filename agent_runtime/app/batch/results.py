@@ -17,6 +17,7 @@ from typing import Any
 from agent_runtime.app.batch.task_file import RESULT_FILES, Task
 from agent_runtime.app.run_state import citation_figures, lock_state
 from agent_runtime.domain.layout import REPORT
+from agent_runtime.domain.report_record import report_record
 from agent_runtime.engine.run_record import RunMeta, load_meta
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import WorkspaceError
@@ -61,12 +62,13 @@ def read_row(task: Task, out: Path, *, error: str | None = None, status: str | N
         return row
     totals = meta.totals
     figures = citation_figures(meta.summary) or {}
-    report = root / (meta.report_path or REPORT)
+    report_path = report_record(meta).report_path or REPORT
+    report = root / report_path
     finished = meta.status == "finished"
     row.update(
         title=meta.title,
         status=_status(meta, root),
-        report=f"{task.id}/{meta.report_path or REPORT}" if finished and report.is_file() else None,
+        report=f"{task.id}/{report_path}" if finished and report.is_file() else None,
         words=_words(report) if finished else None,
         sources=_count(meta.summary.get("sources_cited")),
         citations=figures.get("checked"),

@@ -50,7 +50,7 @@ from sandbox.redaction import redact_secrets
 from sandbox.safe_write import fsync_directory
 
 if TYPE_CHECKING:
-    from agent_runtime.engine.context import ActionContext
+    from agent_runtime.engine.run_context import ActionContext
 
 FORMAT = 1
 

@@ -10,6 +10,9 @@ from typing import Any, Literal
 Via = Literal["search", "visit"]
 
 _ID = re.compile(r"^S([1-9][0-9]*)$")
+# A source id as notes and dashboards cite it, `[S<n>]` (the id in the group): what a compaction's
+# summary of the current dashboard must keep (the main agent's AgentSpec.kept_ids).
+CITED_ID = re.compile(r"\[(S\d+)\]")
 
 
 def now() -> str:

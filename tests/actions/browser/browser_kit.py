@@ -25,7 +25,7 @@ import pytest
 from actions.browser.session import Browser, find_chromium
 from actions.web.fetch import Fetcher
 from agent_runtime.config import Settings
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import BrowserUnavailableError
 from agent_runtime.testing import scratch_context
 from sandbox.url_policy import PolicyTransport, URLPolicy

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from actions.files import file_actions, search
 from agent_runtime.config import load_settings
 from agent_runtime.domain.layout import ResearchWorkspace
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.registry import ActionSet, Observation
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import EventLog, RunMeta
 from agent_runtime.testing import ScriptedModel, reply
 from sandbox.paths import PathPolicy

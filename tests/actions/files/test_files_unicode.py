@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.domain.layout import ResearchWorkspace
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from tests.actions.files.test_files import fails, make_context, ok, run
 
 NAME = "附录 lǜsè.md"

@@ -15,8 +15,8 @@ import pytest
 
 from actions.mcp import McpServerError, McpServers, start_servers
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import ActionSet
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.tool_modes import action_schema
 from agent_runtime.testing import scratch_context
 from tests.actions.mcp.reference import needs_reference_servers, reference_server

@@ -15,7 +15,7 @@ import pytest
 
 from actions.web.fetch import Fetcher
 from actions.web.search import ProviderChain
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.testing import scratch_context
 from tests.loopback import Handler, LoopbackServer, Traffic
 

@@ -1,6 +1,6 @@
 """The local corpus follows its folder without walking it before every search: a file added,
 edited in place (even keeping its size and mtime), or deleted after the first search is seen by the
-next one; so are folders created, renamed and removed. Without inotify (`watch=False`) the folder is
+next one; so are folders created, renamed and removed. Without a watch (`watch=False`) the folder is
 walked every time, with the same answers. Two instances on one index stay consistent, and a
 damaged index is rebuilt."""
 
@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ async def test_added_edited_and_deleted_files_are_seen_by_the_next_search(
     local = make_corpus(corpus, tmp_path, watch)
     assert await urls(local, "cobalt") == ["corpus:notes/sodium.md"]
     if watch and sys.platform.startswith("linux"):
-        assert local._tree.watching  # inotify, not a walk before every search
+        assert local._tree.watching  # events, not a walk before every search
 
     (corpus / "notes" / "new.md").write_text("# Manganese\n\nManganese cathodes are cheap.\n", "utf-8")
     assert await urls(local, "manganese") == ["corpus:notes/new.md"]
@@ -57,7 +58,7 @@ async def test_added_edited_and_deleted_files_are_seen_by_the_next_search(
 
 async def test_an_edit_keeping_size_and_mtime_is_seen(corpus: Path, tmp_path: Path) -> None:
     if not sys.platform.startswith("linux"):
-        pytest.skip("needs inotify")
+        pytest.skip("needs inotify (file system events on Linux)")
     local = make_corpus(corpus, tmp_path)
     assert await urls(local, "lithium") == ["corpus:lithium.txt"]
     path = corpus / "lithium.txt"
@@ -70,6 +71,28 @@ async def test_an_edit_keeping_size_and_mtime_is_seen(corpus: Path, tmp_path: Pa
     assert await urls(local, "lithium") == []
     assert sorted(await urls(local, "cobalt")) == ["corpus:lithium.txt", "corpus:notes/sodium.md"]
     local.close()
+
+
+async def test_a_file_replaced_by_rename_keeping_size_and_mtime_is_seen_by_a_walk(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """Without events (a network file system, another process), the walk compares each file's key:
+    a save by rename (`cp -p`, rsync) brings another inode even when size and mtime are the same."""
+    local = make_corpus(corpus, tmp_path, watch=False)
+    assert await urls(local, "lithium") == ["corpus:lithium.txt"]
+    path = corpus / "lithium.txt"
+    before = path.stat()
+    saved = corpus / "lithium.txt.new"
+    saved.write_text("Cobalts prices fell in 2023.\n", "utf-8")  # the same length
+    os.utime(saved, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old mtime
+    os.replace(saved, path)
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    local.close()
+
+    again = make_corpus(corpus, tmp_path, watch=False)  # a new process: only the index remembers
+    assert await urls(again, "lithium") == []
+    assert sorted(await urls(again, "cobalt")) == ["corpus:lithium.txt", "corpus:notes/sodium.md"]
+    again.close()
 
 
 @pytest.mark.parametrize("watch", [True, False])
@@ -141,16 +164,48 @@ async def test_out_of_watches_falls_back_to_walking(
 ) -> None:
     from actions.web import corpus_watch
 
-    def no_more_watches(self: object, path: str) -> int:
-        raise OSError(28, "inotify_add_watch failed: no space left (fs.inotify.max_user_watches)")
+    def no_more_watches(*paths: object, **options: object) -> Iterator[set[object]]:
+        # As watchfiles.watch: a generator, whose watcher fails at its first step.
+        raise OSError(28, "OS file watch limit reached (fs.inotify.max_user_watches)")
+        yield set()
 
-    monkeypatch.setattr(corpus_watch._Inotify, "add", no_more_watches)
+    monkeypatch.setattr(corpus_watch, "watch", no_more_watches)
     local = make_corpus(corpus, tmp_path)
     assert await urls(local, "cobalt") == ["corpus:notes/sodium.md"]
     assert not local._tree.watching
 
     (corpus / "notes" / "new.md").write_text("# Manganese\n\nManganese cathodes are cheap.\n", "utf-8")
     assert await urls(local, "manganese") == ["corpus:notes/new.md"]
+    local.close()
+
+
+async def test_the_watch_writes_nothing_into_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    """Its marker goes to the index's folder (the corpus may be read-only or shared), and goes away."""
+    before = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*"))
+    local = make_corpus(corpus, tmp_path)
+    await urls(local, "cobalt")
+    (corpus / "notes" / "new.md").write_text("# Manganese\n\nManganese cathodes are cheap.\n", "utf-8")
+    assert await urls(local, "manganese") == ["corpus:notes/new.md"]
+    assert sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*")) == sorted([*before, "notes/new.md"])
+    index_folder = tmp_path / "ws" / ".runtime" / "corpus"
+    local.close()
+    assert not any(p.name.startswith(".corpus-watch") for p in index_folder.iterdir())
+
+
+async def test_a_watch_whose_events_fall_behind_is_replaced_by_a_walk(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When a look's marker does not come back in time (a lost or overflowed queue), the events
+    cannot be trusted: the look walks the folder, and the answers stay right."""
+    from actions.web import corpus_watch
+
+    local = make_corpus(corpus, tmp_path)
+    assert await urls(local, "cobalt") == ["corpus:notes/sodium.md"]
+    monkeypatch.setattr(corpus_watch, "BARRIER_LIMIT", 0.0)  # no marker ever comes back in time
+    (corpus / "notes" / "new.md").write_text("# Manganese\n\nManganese cathodes are cheap.\n", "utf-8")
+    (corpus / "notes" / "sodium.md").unlink()
+    assert await urls(local, "manganese") == ["corpus:notes/new.md"]
+    assert await urls(local, "cobalt") == []
     local.close()
 
 
@@ -263,24 +318,24 @@ async def test_a_folder_renamed_within_the_corpus_moves_its_documents(
     local.close()
 
 
-def test_the_file_system_type_is_read_as_statfs_gives_it(tmp_path: Path) -> None:
-    if not sys.platform.startswith("linux") or shutil.which("stat") is None:
-        pytest.skip("statfs f_type is read on Linux only")
+def test_the_file_system_type_is_read_as_the_mount_table_gives_it(tmp_path: Path) -> None:
+    if shutil.which("findmnt") is None:
+        pytest.skip("findmnt (util-linux) shows the mount table's type")
     from actions.web import corpus_watch
 
-    shown = subprocess.run(["stat", "-f", "--format=%t", str(tmp_path)], capture_output=True, text=True)
-    assert corpus_watch.filesystem_type(str(tmp_path)) == int(shown.stdout.strip(), 16)
+    shown = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(tmp_path)], capture_output=True, text=True)
+    assert corpus_watch.filesystem_type(str(tmp_path)) == shown.stdout.strip()
     assert corpus_watch.filesystem_type(str(tmp_path / "missing")) is None
 
 
-@pytest.mark.parametrize(("magic", "name"), [(0x6969, "NFS"), (0xFE534D42, "SMB2"), (0x65735546, "FUSE")])
+@pytest.mark.parametrize(("kind", "name"), [("nfs4", "NFS"), ("smb3", "SMB3"), ("fuse.sshfs", "FUSE")])
 async def test_on_a_network_file_system_the_folder_is_walked_instead_of_watched(
-    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, magic: int, name: str
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, name: str
 ) -> None:
-    """inotify starts fine on NFS, SMB or sshfs but never hears of another host's changes."""
+    """A watch starts fine on NFS, SMB or sshfs but never hears of another host's changes."""
     from actions.web import corpus_watch
 
-    monkeypatch.setattr(corpus_watch, "filesystem_type", lambda path: magic)
+    monkeypatch.setattr(corpus_watch, "filesystem_type", lambda path: kind)
     assert corpus_watch.remote_filesystem(str(corpus)) == name
     local = make_corpus(corpus, tmp_path)
     assert await urls(local, "cobalt") == ["corpus:notes/sodium.md"]

@@ -24,7 +24,7 @@ from actions.web.search import (
 )
 from agent_runtime.config import Settings
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ConfigError
 
 

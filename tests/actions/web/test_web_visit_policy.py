@@ -12,7 +12,7 @@ from conftest import ContextFactory, Route, WebServer
 from actions.web.fetch import Fetcher
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.engine.context import ActionContext
+from agent_runtime.engine.run_context import ActionContext
 from sandbox.url_policy import PolicyTransport, URLPolicy
 from tests.network_doubles import RecordingNetwork
 

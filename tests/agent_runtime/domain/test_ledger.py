@@ -34,8 +34,8 @@ from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE, read
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.domain.sources.records import SourceRecord
 from agent_runtime.domain.sources.urls import canonical_url
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import EventLog, RunMeta
 from agent_runtime.errors import StorageError, WorkspaceError
 from agent_runtime.testing import ScriptedModel, reply

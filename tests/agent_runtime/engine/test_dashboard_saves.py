@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 
-import agent_runtime.engine.workspace as workspace_module
+import agent_runtime.engine.state_files as state_files_module
 import agent_runtime.engine.writers as writers_module
 from actions.dashboards import update_current_dashboard
 from agent_runtime.app.researcher import Researcher
 from agent_runtime.domain.layout import CURRENT_DASHBOARD, OVERALL_DASHBOARD, ResearchWorkspace
+from agent_runtime.engine.file_exchange import exchange_files
 from agent_runtime.engine.registry import action
-from agent_runtime.engine.workspace import EDITED_TEXT_CHARS, exchange_files, kept_edit_note, settled_read
+from agent_runtime.engine.state_files import EDITED_TEXT_CHARS, kept_edit_note, settled_read
 from agent_runtime.engine.writers import LOOK, QUIET, WAIT_LIMIT, Writers
 from agent_runtime.errors import StateEditedError
 from agent_runtime.language import dashboard_words, detect
@@ -47,7 +48,7 @@ USER_TEXT = "# Current\n- the user's plan: costs first\n"
 
 
 class FakeClock:
-    """Stands in for the `time` module of agent_runtime.engine.workspace and .writers: `sleep` advances a
+    """Stands in for the `time` module of agent_runtime.engine.state_files and .writers: `sleep` advances a
     fake clock and runs what the test scheduled for that moment (an editor writing the rest of its save)."""
 
     def __init__(self) -> None:
@@ -72,7 +73,7 @@ class FakeClock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
     """The fake clock, and no inotify: where the platform has none, the settle time decides."""
     fake = FakeClock()
-    monkeypatch.setattr(workspace_module, "time", fake)
+    monkeypatch.setattr(state_files_module, "time", fake)
     monkeypatch.setattr(writers_module, "time", fake)
     monkeypatch.setattr(writers_module, "_inotify", lambda: None)
     yield fake
@@ -106,7 +107,7 @@ def test_a_dashboard_saved_in_place_in_two_parts_is_read_once_the_save_is_comple
     tmp_path: Path, clock: FakeClock
 ) -> None:
     ws = make_workspace(tmp_path)
-    ws.read_state(CURRENT_DASHBOARD)
+    ws.state.read(CURRENT_DASHBOARD)
     path = ws.current_dashboard
     editor = path.open("w", encoding="utf-8")  # the editor truncates the file, writes half, pauses
     editor.write(USER_TEXT[:20])
@@ -117,8 +118,8 @@ def test_a_dashboard_saved_in_place_in_two_parts_is_read_once_the_save_is_comple
         editor.close()
 
     clock.on_sleep[:] = [lambda: None] * 4 + [rest]  # the rest comes after a pause of 0.5 s
-    assert ws.edited_since_read(CURRENT_DASHBOARD)
-    assert ws.read_state(CURRENT_DASHBOARD) == USER_TEXT  # never the half
+    assert ws.state.edited_since_read(CURRENT_DASHBOARD)
+    assert ws.state.read(CURRENT_DASHBOARD) == USER_TEXT  # never the half
     assert clock.sleeps >= (0.5 + QUIET) / LOOK  # waited until it had not changed for QUIET seconds
 
 
@@ -141,20 +142,20 @@ def test_a_file_that_keeps_changing_is_read_as_it_is_after_the_limit(
 
 def test_a_version_already_read_or_written_is_read_without_waiting(tmp_path: Path, clock: FakeClock) -> None:
     ws = make_workspace(tmp_path)
-    ws.read_state(OVERALL_DASHBOARD)
-    ws.write_state(CURRENT_DASHBOARD, "# Current\n- the agent's note\n")
-    assert not ws.edited_state_files()
-    ws.read_state(OVERALL_DASHBOARD)
-    assert ws.read_state(CURRENT_DASHBOARD) == "# Current\n- the agent's note\n"
+    ws.state.read(OVERALL_DASHBOARD)
+    ws.state.write(CURRENT_DASHBOARD, "# Current\n- the agent's note\n")
+    assert not ws.state.edited()
+    ws.state.read(OVERALL_DASHBOARD)
+    assert ws.state.read(CURRENT_DASHBOARD) == "# Current\n- the agent's note\n"
     assert clock.sleeps == 0
 
 
 def test_a_dashboard_saved_again_unchanged_is_no_edit(tmp_path: Path, clock: FakeClock) -> None:
     ws = make_workspace(tmp_path)
-    text = ws.read_state(CURRENT_DASHBOARD)
+    text = ws.state.read(CURRENT_DASHBOARD)
     rename_over(ws.current_dashboard, text)
-    assert not ws.edited_since_read(CURRENT_DASHBOARD)
-    ws.write_state(CURRENT_DASHBOARD, "# Current\n- next\n", unless_edited=True)  # not refused
+    assert not ws.state.edited_since_read(CURRENT_DASHBOARD)
+    ws.state.write(CURRENT_DASHBOARD, "# Current\n- next\n", unless_edited=True)  # not refused
 
 
 # -- never write over an edit the model did not see ---------------------------------------------
@@ -163,20 +164,20 @@ def test_an_update_is_refused_when_the_file_changed_since_the_model_saw_it(
     tmp_path: Path, clock: FakeClock, save: str
 ) -> None:
     ws = make_workspace(tmp_path)
-    ws.read_state(CURRENT_DASHBOARD)
+    ws.state.read(CURRENT_DASHBOARD)
     if save == "rename":
         rename_over(ws.current_dashboard, USER_TEXT)
     else:
         ws.current_dashboard.write_text(USER_TEXT, encoding="utf-8")
     with pytest.raises(StateEditedError) as refused:
-        ws.write_state(CURRENT_DASHBOARD, "# Current\n- the agent's plan\n", unless_edited=True)
+        ws.state.write(CURRENT_DASHBOARD, "# Current\n- the agent's plan\n", unless_edited=True)
     assert refused.value.text == USER_TEXT
     assert ws.current_dashboard.read_text("utf-8") == USER_TEXT
     assert trash(ws) == []  # the refused update left nothing behind
     # Once the model was shown the edit, its merged update goes through; the user's version is kept.
-    assert ws.edited_state_files() == [CURRENT_DASHBOARD]
-    merged = ws.read_state(CURRENT_DASHBOARD) + "- the agent's plan, after the user's\n"
-    replaced = ws.write_state(CURRENT_DASHBOARD, merged, unless_edited=True)
+    assert ws.state.edited() == [CURRENT_DASHBOARD]
+    merged = ws.state.read(CURRENT_DASHBOARD) + "- the agent's plan, after the user's\n"
+    replaced = ws.state.write(CURRENT_DASHBOARD, merged, unless_edited=True)
     assert replaced.kept is not None and replaced.unseen_text is None
     assert (ws.root / replaced.kept).read_text("utf-8") == USER_TEXT
     assert ws.current_dashboard.read_text("utf-8") == merged
@@ -185,11 +186,11 @@ def test_an_update_is_refused_when_the_file_changed_since_the_model_saw_it(
 async def test_the_action_refuses_with_the_users_text_bounded(tmp_path: Path, clock: FakeClock) -> None:
     ctx = scratch_context(tmp_path / "ws")
     try:
-        ctx.workspace.read_state(CURRENT_DASHBOARD)
+        ctx.workspace.state.read(CURRENT_DASHBOARD)
         long_text = "# Current\n" + "".join(f"- user line {n}\n" for n in range(2000))
         ctx.workspace.current_dashboard.write_text(long_text, encoding="utf-8")
         observation = await update_current_dashboard.run(ctx, {"content": "# Current\n- mine\n"})
-        assert observation.error and not observation.reset_context
+        assert observation.error
         assert "the user edited it while you were working" in observation.text
         assert "- user line 0\n" in observation.text and "- user line 1999" not in observation.text
         assert len(observation.text) < EDITED_TEXT_CHARS + 1000
@@ -201,16 +202,16 @@ async def test_the_action_refuses_with_the_users_text_bounded(tmp_path: Path, cl
 # -- keep what a person saved ------------------------------------------------------------------
 def test_only_a_persons_versions_go_to_the_trash_also_after_a_restart(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
-    ws.read_state(CURRENT_DASHBOARD)
-    assert ws.write_state(CURRENT_DASHBOARD, "# Current\n- one\n").kept is None  # the template was ours
+    ws.state.read(CURRENT_DASHBOARD)
+    assert ws.state.write(CURRENT_DASHBOARD, "# Current\n- one\n").kept is None  # the template was ours
     again = ResearchWorkspace(ws.root)  # another process (a resume): knows the runtime's own version too
-    again.read_state(CURRENT_DASHBOARD)
-    assert again.write_state(CURRENT_DASHBOARD, "# Current\n- two\n", unless_edited=True).kept is None
+    again.state.read(CURRENT_DASHBOARD)
+    assert again.state.write(CURRENT_DASHBOARD, "# Current\n- two\n", unless_edited=True).kept is None
     assert trash(ws) == []
     ws.current_dashboard.write_text(USER_TEXT, encoding="utf-8")  # edited while the run was stopped
     third = ResearchWorkspace(ws.root)
-    third.read_state(CURRENT_DASHBOARD)
-    assert third.write_state(CURRENT_DASHBOARD, "# Current\n- three\n", unless_edited=True).kept
+    third.state.read(CURRENT_DASHBOARD)
+    assert third.state.write(CURRENT_DASHBOARD, "# Current\n- three\n", unless_edited=True).kept
     assert trash(ws) == [USER_TEXT]
 
 
@@ -219,7 +220,7 @@ def swap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     """Both ways of putting a dashboard in place: the atomic exchange, and (where the system or
     file system has none) keeping a hard link to the old file, then replacing it."""
     if request.param == "link_then_replace":
-        monkeypatch.setattr(workspace_module, "exchange_files", lambda a, b: False)
+        monkeypatch.setattr(state_files_module, "exchange_files", lambda a, b: False)
     return str(request.param)
 
 
@@ -238,15 +239,15 @@ def test_a_writer_that_never_closes_delays_a_write_only_up_to_the_limit_and_is_l
     tmp_path: Path, swap: str
 ) -> None:
     ws = make_workspace(tmp_path)
-    ws.writer_wait_limit = 0.2
+    ws.state.writer_wait_limit = 0.2
     stuck: list[str] = []
-    ws.on_stuck_writer = lambda name, seconds: stuck.append(name)
-    ws.read_state(CURRENT_DASHBOARD)
+    ws.state.on_stuck_writer = lambda name, seconds: stuck.append(name)
+    ws.state.read(CURRENT_DASHBOARD)
     editor = ws.current_dashboard.open("w", encoding="utf-8")
     editor.write(USER_TEXT[:20])
     editor.flush()
     # A write that checks nothing (the summarizer's), made while the editor is stuck between two parts.
-    replaced = ws.write_state(CURRENT_DASHBOARD, "# Current\n- summary\n")
+    replaced = ws.state.write(CURRENT_DASHBOARD, "# Current\n- summary\n")
     editor.write(USER_TEXT[20:])
     editor.close()
     assert CURRENT_DASHBOARD in stuck  # the run went on, and said so
@@ -277,15 +278,15 @@ class PausedEditor(threading.Thread):
 def test_a_save_paused_mid_write_is_read_once_its_writer_closed_it(tmp_path: Path) -> None:
     kernel_watch()
     ws = make_workspace(tmp_path)
-    ws.read_state(CURRENT_DASHBOARD)
+    ws.state.read(CURRENT_DASHBOARD)
     editor = PausedEditor(ws.current_dashboard)
     editor.start()
     editor.begun.wait(10)
-    assert ws.writers().state(ws.current_dashboard) is True  # modified, not yet closed
+    assert ws.state.writers().state(ws.current_dashboard) is True  # modified, not yet closed
     editor.go.set()
-    assert ws.edited_state_files() == [CURRENT_DASHBOARD]
-    assert ws.read_state(CURRENT_DASHBOARD) == USER_TEXT  # never the half
-    assert ws.writers().state(ws.current_dashboard) is False
+    assert ws.state.edited() == [CURRENT_DASHBOARD]
+    assert ws.state.read(CURRENT_DASHBOARD) == USER_TEXT  # never the half
+    assert ws.state.writers().state(ws.current_dashboard) is False
     editor.join(10)
 
 
@@ -294,13 +295,13 @@ def test_the_runtime_waits_for_a_writer_before_it_replaces_a_dashboard_and_tells
     tmp_path: Path, code: str
 ) -> None:
     ws = make_workspace(tmp_path)
-    before = ws.read_state(CURRENT_DASHBOARD)
+    before = ws.state.read(CURRENT_DASHBOARD)
     editor = PausedEditor(ws.current_dashboard)
     editor.start()
     editor.begun.wait(10)
     editor.go.set()
     # The summarizer's write, made from the text it read before the person began to save.
-    replaced = ws.write_state(CURRENT_DASHBOARD, "# Current\n- summary\n", based_on=before)
+    replaced = ws.state.write(CURRENT_DASHBOARD, "# Current\n- summary\n", based_on=before)
     editor.join(10)
     assert ws.current_dashboard.read_text("utf-8") == "# Current\n- summary\n"
     assert replaced.kept is not None and (ws.root / replaced.kept).read_text("utf-8") == USER_TEXT
@@ -309,7 +310,7 @@ def test_the_runtime_waits_for_a_writer_before_it_replaces_a_dashboard_and_tells
     assert note is not None and "- the user's plan: costs first" in note and replaced.kept in note
     assert ("用户" in note) == (code == "zh")
     # A version the model had been shown is no news to it.
-    again = ws.write_state(CURRENT_DASHBOARD, "# Current\n- next\n")
+    again = ws.state.write(CURRENT_DASHBOARD, "# Current\n- next\n")
     assert again.kept is None and kept_edit_note(code, CURRENT_DASHBOARD, again) is None
 
 
@@ -317,25 +318,25 @@ def test_a_save_landing_between_the_check_and_the_swap_is_kept_and_shown(
     tmp_path: Path, swap: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws = make_workspace(tmp_path)
-    ws.read_state(CURRENT_DASHBOARD)
-    checked = ws._unchanged
+    ws.state.read(CURRENT_DASHBOARD)
+    checked = ws.state._unchanged
 
     def check_then_user_saves(name: str) -> Any:
         key = checked(name)
         rename_over(ws.current_dashboard, USER_TEXT)  # in the instant after the check
         return key
 
-    monkeypatch.setattr(ws, "_unchanged", check_then_user_saves)
-    replaced = ws.write_state(CURRENT_DASHBOARD, "# Current\n- the agent's\n", unless_edited=True)
+    monkeypatch.setattr(ws.state, "_unchanged", check_then_user_saves)
+    replaced = ws.state.write(CURRENT_DASHBOARD, "# Current\n- the agent's\n", unless_edited=True)
     assert replaced.unseen_text == USER_TEXT  # the model is told, with the text
     assert replaced.kept is not None and (ws.root / replaced.kept).read_text("utf-8") == USER_TEXT
 
 
 def test_a_deleted_dashboard_is_written_again(tmp_path: Path, swap: str) -> None:
     ws = make_workspace(tmp_path)
-    ws.read_state(CURRENT_DASHBOARD)
+    ws.state.read(CURRENT_DASHBOARD)
     ws.current_dashboard.unlink()
-    assert ws.write_state(CURRENT_DASHBOARD, "# Current\n- back\n").kept is None
+    assert ws.state.write(CURRENT_DASHBOARD, "# Current\n- back\n").kept is None
     assert ws.current_dashboard.read_text("utf-8") == "# Current\n- back\n"
     assert not any((ws.root / ".trash").iterdir())
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from actions.file_operation import files_named
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import ANYTHING, Action, action
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.testing import Reply, call, reply
 from tests.agent_runtime.helpers import events, finish_with_report, start_run
 

@@ -89,7 +89,7 @@ async def save(ctx_free_path: str, content: str, title: str | None = None) -> Ob
         content: the text.
         title: an optional title.
     """
-    return Observation(f"saved {ctx_free_path}:\n{content}\ntitle={title}", reset_context=True)
+    return Observation(f"saved {ctx_free_path}:\n{content}\ntitle={title}", finished=True)
 
 
 @action
@@ -113,7 +113,7 @@ async def test_an_object_for_a_text_parameter_is_written_as_markdown_and_the_mod
         "Next steps": {"search": "recycling", "write": "Notebook/02_safety.md"},
     }
     observation = await ActionSet.of([save]).run(None, "save", {"ctx_free_path": "a.md", "content": content})
-    assert not observation.error and observation.reset_context  # the action ran, its flags kept
+    assert not observation.error and observation.finished  # the action ran, its flags kept
     assert observation.text.startswith(
         "saved a.md:\n"
         "## Current task\n\nCompare cell costs\n\n"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.domain.sources.records import CITED_ID
 from agent_runtime.engine.summaries import summary_cap, summary_problem
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.agent_runtime.engine.test_compression import researcher, step_counter
@@ -34,22 +35,26 @@ GOOD = DASHBOARD.replace("- cheaper [S2]", "- cheaper [S2]\n- 160 units [S7]")
     ],
 )
 def test_what_is_not_a_summary_is_named(summary: str, reason: str) -> None:
-    problem = summary_problem(summary, DASHBOARD, "Found: 160 units [S7].", ACTIONS)
+    problem = summary_problem(summary, DASHBOARD, "Found: 160 units [S7].", ACTIONS, kept_ids=CITED_ID)
     assert problem is not None and reason in problem
 
 
 def test_a_real_summary_passes_in_either_language() -> None:
-    assert summary_problem(GOOD, DASHBOARD, "Found: 160 units [S7].", ACTIONS) is None
+    assert summary_problem(GOOD, DASHBOARD, "Found: 160 units [S7].", ACTIONS, kept_ids=CITED_ID) is None
     chinese = "# 当前\n\n## 发现\n- 钠离子电池更便宜 [S3]\n"
     assert (
-        summary_problem(chinese.replace("[S3]", "[S3]，容量 160 [S4]"), chinese, "容量 160 [S4]。", ACTIONS)
+        summary_problem(
+            chinese.replace("[S3]", "[S3]，容量 160 [S4]"), chinese, "容量 160 [S4]。", ACTIONS, kept_ids=CITED_ID
+        )
         is None
     )
     # The template's italic example id is guidance, not a finding to keep.
     template = (
         '## Findings so far\n_None yet. Record findings with their source ids, e.g. "<a finding> [S3]"._\n'
     )
-    assert summary_problem("## Findings so far\n- cheaper [S1]\n", template, "cheaper [S1]", ACTIONS) is None
+    assert summary_problem(
+        "## Findings so far\n- cheaper [S1]\n", template, "cheaper [S1]", ACTIONS, kept_ids=CITED_ID
+    ) is None
 
 
 def test_the_summary_cap_is_small_for_small_windows() -> None:
@@ -89,7 +94,7 @@ async def test_a_summary_answered_with_a_tool_call_keeps_the_dashboard(tmp_path:
 
 
 def test_the_dashboard_title_may_go_but_not_its_sections() -> None:
-    assert summary_problem(GOOD.replace("# Current dashboard\n\n", ""), DASHBOARD, "[S7]", ACTIONS) is None
+    assert summary_problem(GOOD.replace("# Current dashboard\n\n", ""), DASHBOARD, "[S7]", ACTIONS, kept_ids=CITED_ID) is None
     assert summary_cap(8_000, 2_000, memory_tokens=1_000) == 1_378  # room for the dashboard it rewrites
 
 

@@ -18,8 +18,8 @@ import pytest
 from actions.files.write import list_directory
 from agent_runtime.config import load_settings
 from agent_runtime.domain.layout import ResearchWorkspace, default_workspace
-from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
+from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import EventLog, RunMeta, load_meta, save_meta
 from agent_runtime.testing import Reply, ScriptedEndpoint, ScriptedModel, call, reply
 from tests.agent_runtime.app.test_kill_resume import Gate, resume_env, script_for, start_cli

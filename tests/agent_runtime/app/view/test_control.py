@@ -19,7 +19,7 @@ from agent_runtime.app.view.events import EventTail
 from agent_runtime.engine.workspace import Workspace
 from tests.agent_runtime.app.view.conftest import AUTH
 
-# Holds a workspace as a run does (agent_runtime.engine.workspace.RunLock) and ends like the CLI on Ctrl-C.
+# Holds a workspace as a run does (agent_runtime.engine.run_lock.RunLock) and ends like the CLI on Ctrl-C.
 HOLDER = """
 import sys, time
 from pathlib import Path

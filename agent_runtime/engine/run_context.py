@@ -74,6 +74,16 @@ class ActionContext:
     def elapsed(self) -> float:
         return self._elapsed_before + (time.monotonic() - self._started)
 
+    def account(self, raw_tokens: float, prompt: int | None, completion: int | None) -> tuple[int, int]:
+        """Count one model call: the endpoint's figures where it gave them (teaching the estimator
+        its tokenizer), the estimate of the request where it did not. Returns (prompt, completion)."""
+        if prompt:
+            self.estimator.observe(raw_tokens, prompt)
+        prompt = prompt if prompt is not None else self.estimator.scale(raw_tokens)
+        completion = completion if completion is not None else 0
+        self.record_usage(prompt, completion)
+        return prompt, completion
+
     def record_usage(self, prompt_tokens: int, completion_tokens: int) -> float:
         totals = self.meta.totals
         totals.model_calls += 1
