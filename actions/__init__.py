@@ -1,6 +1,7 @@
 """The actions: the main agent's, and those of the micro agents it delegates to."""
 
 from actions.browser.browse import browse
+from actions.chart import chart
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
 from actions.file_operation import file_operation
 from actions.finish import all_finished
@@ -17,6 +18,7 @@ def main_actions() -> list[Action]:
         visit_url,
         browse,
         research_task,
+        chart,
         update_overall_dashboard,
         update_current_dashboard,
         all_finished,
