@@ -65,7 +65,7 @@ def draw(spec: ChartSpec) -> Drawing:
 
     with _LOCK:
         fonts = _installed(_FONTS)
-        settings = {
+        settings: dict[str, Any] = {
             "font.family": fonts or ["sans-serif"],
             "svg.fonttype": "none",
             "svg.hashsalt": "deep-researcher",
@@ -73,7 +73,7 @@ def draw(spec: ChartSpec) -> Drawing:
             "axes.spines.right": False,
             "axes.unicode_minus": False,  # a CJK font's minus sign is the hyphen
         }
-        with matplotlib.rc_context(settings), warnings.catch_warnings():
+        with matplotlib.rc_context(settings), warnings.catch_warnings():  # type: ignore[arg-type]
             warnings.simplefilter("ignore")  # a missing glyph is reported as cjk_font, not printed
             figure = Figure(figsize=(7.2, 4.2 if spec.kind != "pie" else 4.8), layout="constrained")
             axes = figure.subplots()

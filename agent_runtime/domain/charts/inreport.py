@@ -112,14 +112,17 @@ class FigureReview:
             assert image is not None
             lines[figure.image] = f"![{image.group('alt')}]({FIGURES}/{image.group('path').rsplit('/', 1)[1]})"
             if figure.caption is not None:
-                word = "图" if language == "zh" else "Figure"
-                gap = "" if language == "zh" else " "
-                lines[figure.caption] = CAPTION.sub(
-                    lambda m, n=number, w=word, g=gap: f"{m.group('lead')}{w}{g}{n}{m.group('colon')}{'' if m.group('colon') in '：．' else ' '}",
-                    lines[figure.caption],
-                    count=1,
-                )
+                lines[figure.caption] = _numbered(lines[figure.caption], number, language)
         return "\n".join(lines)
+
+
+def _numbered(caption: str, number: int, language: str) -> str:
+    """The caption as "Figure 3: …" (English and other languages) or "图3：…" (Chinese)."""
+    m = CAPTION.match(caption)
+    if m is None:
+        return caption
+    label = f"图{number}：" if language == "zh" else f"Figure {number}: "
+    return m.group("lead") + label + caption[m.end() :]
 
 
 def _shown(figure: Figure) -> str:
