@@ -42,7 +42,7 @@ def figure_markdown(spec: ChartSpec, language: str) -> str:
     caption = language_text(language, "figure.caption", title=_escaped(spec.title))
     if spec.unit:
         caption += language_text(language, "figure.unit", unit=_escaped(spec.unit))
-    caption += ("" if language == "zh" else ". ") + language_text(language, "figure.source", ids=ids)
+    caption += ("。" if language == "zh" else ". ") + language_text(language, "figure.source", ids=ids)
     if spec.note:
         caption += ("" if language == "zh" else " ") + _escaped(spec.note)
     alt = spec.title.replace("]", ")").replace("[", "(")

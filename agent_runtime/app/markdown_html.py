@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # markdown-it is imported on first use: the CLI's start stays
 NUMBERED_CITATION = re.compile(r"\[(\d{1,4}(?:\s*[,，]\s*\d{1,4})*)\]")
 _SOURCE_IDS = re.compile(r"[\[【]\s*(S\d+(?:\s*[,，;；、]\s*S\d+)*)\s*[\]】]")
 _SAFE_LINK = re.compile(r"^(https?:|mailto:|#)", re.IGNORECASE)
+# A figure the chart action drew, as a chapter or the report points at it (no scheme: nothing else).
+_FIGURE_PATH = re.compile(r"^(?:\./|\.\./)*(?:Notebook/)?figures/[^:/\\]+\.(?:svg|png)$")
 _EXTERNAL = re.compile(r"^https?:", re.IGNORECASE)
 # CJK characters and punctuation: a line break between two of them is no space (Chinese and
 # Japanese are written without spaces; a wrapped line must not gain one).
@@ -64,7 +66,7 @@ def _markdown() -> MarkdownIt:
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
         md.core.ruler.push("align_classes", _align_classes)  # after every other rule: tables exist
-        md.validateLink = lambda url: bool(_SAFE_LINK.match(url.strip()))  # type: ignore[method-assign]
+        md.validateLink = lambda url: bool(_SAFE_LINK.match(url.strip()) or _FIGURE_PATH.match(url.strip()))  # type: ignore[method-assign]
         md.add_render_rule("image", _image_as_link)
         _renderer = md
     return _renderer
