@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 
 from agent_runtime.domain.charts.spec import ChartError, ChartSpec, Series, number_text
 from agent_runtime.domain.citation_audit import source_text
-from agent_runtime.domain.citecheck.facts import Quantity, read_unit
-from agent_runtime.domain.citecheck.page import Sentence, source_sentences
+from agent_runtime.domain.citecheck.facts import Quantity, extract, read_unit
+from agent_runtime.domain.citecheck.page import Passage, source_passages
 from agent_runtime.domain.sources.ledger import Ledger
 
 _SHOWN = 12  # the source's figures named in a refusal
@@ -76,7 +77,31 @@ def _matches(value: float, scale: float, kind: str, stated: Quantity, *, unit_na
     return abs(stated.value - target) <= tolerance
 
 
-def _names(sentence: Sentence, label: str) -> bool:
+@dataclass(frozen=True)
+class _Stated:
+    """A sentence of the source and the amounts it states (no words read: no Chinese segmenter is
+    loaded for a chart)."""
+
+    passage: Passage
+    amounts: tuple[Quantity, ...]
+
+    @property
+    def text(self) -> str:
+        return self.passage.text
+
+    @property
+    def headings(self) -> tuple[str, ...]:
+        return self.passage.headings
+
+
+@lru_cache(maxsize=16)
+def _statements(source_text: str) -> tuple[_Stated, ...]:
+    return tuple(
+        _Stated(p, extract(p.text, strict=False).amounts) for p in source_passages(source_text)
+    )
+
+
+def _names(sentence: _Stated, label: str) -> bool:
     """Whether the sentence, or a heading above it, names the label (all of its words)."""
     text = " ".join((sentence.text, *sentence.headings)).casefold()
     wanted = label.casefold()
@@ -90,16 +115,17 @@ def check_series(series: Series, labels: list[str], unit: str | None, source_tex
     """Where the source states each value of `series` (one per label), preferring a passage that
     names the label; the values it does not state, and what it gives instead."""
     reading = read_unit(unit)
-    sentences = source_sentences(source_text)
+    sentences = _statements(source_text)
     result = SeriesCheck(series)
     for label, value in zip(labels, series.values, strict=True):
         best: Found | None = None
         for sentence in sentences:
-            for stated in sentence.facts.amounts:
+            for stated in sentence.amounts:
                 if _matches(value, reading.scale, reading.kind, stated, unit_named=bool(unit)):
                     near = _names(sentence, label)
                     if best is None or (near and not best.near_label):
-                        best = Found(label, value, stated.text, sentence.text, (sentence.first, sentence.last), near)
+                        where = (sentence.passage.first, sentence.passage.last)
+                        best = Found(label, value, stated.text, sentence.text, where, near)
                     break
             if best is not None and best.near_label:
                 break
@@ -112,11 +138,11 @@ def check_series(series: Series, labels: list[str], unit: str | None, source_tex
     return result
 
 
-def _what_it_gives(sentences: tuple[Sentence, ...], labels: list[str]) -> list[str]:
+def _what_it_gives(sentences: tuple[_Stated, ...], labels: list[str]) -> list[str]:
     """The source's figures as it writes them, those near the chart's labels first."""
     near = [s for s in sentences if any(_names(s, label) for label in labels)]
     ordered = [*near, *(s for s in sentences if s not in near)]
-    said = [q.text for s in ordered for q in s.facts.amounts if q.kind != "ordinal"]
+    said = [q.text for s in ordered for q in s.amounts]
     return list(dict.fromkeys(said))[:_SHOWN]
 
 
