@@ -115,7 +115,7 @@ def test_a_figure_from_a_local_document_in_the_report_and_its_exports(tmp_path: 
     assert ("图1:" if language == "zh" else "Figure1:") in text  # the numbered caption
 
 
-def test_a_broken_figure_file_is_named_and_the_export_goes_on(tmp_path: Path) -> None:
+def finished_run(tmp_path: Path) -> Path:
     case = CASES["en"]
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -129,6 +129,26 @@ def test_a_broken_figure_file_is_named_and_the_export_goes_on(tmp_path: Path) ->
             cli_env(server.url), cwd=tmp_path,
         )  # fmt: skip
     assert result.code == 0, result.stderr
+    return ws
+
+
+def test_audit_checks_a_figure_by_its_values_and_notices_an_edited_one(tmp_path: Path) -> None:
+    ws = finished_run(tmp_path)
+    audited = run_cli(["audit", str(ws), "--verify-citations", "lexical"], cli_env(), cwd=tmp_path)
+    assert audited.code == 0, audited.stdout + audited.stderr
+    report = (ws / "report.md").read_text()
+    assert "*Figure 1: Stations by city, in stations. Source: [1].*" in report and "Appendix" not in report
+    record = ws / "Notebook/figures/stations-by-city.json"
+    record.write_text(record.read_text().replace("260", "999"))
+    audited = run_cli(["audit", str(ws), "--verify-citations", "lexical"], cli_env(), cwd=tmp_path)
+    assert audited.code == 3
+    assert "999 (Northby) of series 'Stations by city' is not stated in [S1]" in audited.stdout
+    report = (ws / "report.md").read_text()
+    assert "stations-by-city.svg" not in report and "a figure was removed: 'Stations by city'" in report
+
+
+def test_a_broken_figure_file_is_named_and_the_export_goes_on(tmp_path: Path) -> None:
+    ws = finished_run(tmp_path)
     (ws / "Notebook/figures/stations-by-city.svg").write_text("not a picture")
     (ws / "Notebook/figures/stations-by-city.png").unlink()
     for fmt in ("html", "docx"):
