@@ -7,7 +7,6 @@ import pytest
 
 from agent_runtime.domain.charts.spec import ChartSpec
 from agent_runtime.domain.charts.values import check_series
-from agent_runtime.domain.citecheck.facts import read_unit
 
 EN = """# Metro networks
 
@@ -67,11 +66,3 @@ def test_a_value_stated_near_its_label_is_preferred() -> None:
     assert found.near_label and "Westby" in found.sentence
     spec = ChartSpec.parse("t", "bar", ["Southby"], [{"name": "s", "values": [40], "source": "S1"}])
     assert not check_series(spec.series[0], spec.labels, None, text).found[0].near_label
-
-
-def test_read_unit() -> None:
-    assert read_unit("%").kind == "percent"
-    assert read_unit("million USD").scale == 1e6
-    assert read_unit("亿元").scale == 1e8 and read_unit("万辆").scale == 1e4
-    assert read_unit("years").kind == "duration"
-    assert read_unit("stations").scale == 1 and read_unit(None).scale == 1
