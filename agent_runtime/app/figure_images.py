@@ -1,5 +1,5 @@
 """The figures a page shows inline: a Markdown image that points at a figure the chart action drew
-(`Notebook/figures/<name>.svg|png`) becomes a `data:` URI of the file, for the live view and the
+(`figures/<name>.svg|png`, which is `Notebook/figures/<name>.svg|png` from any file) becomes a `data:` URI of the file, for the live view and the
 HTML and PDF exports; DOCX embeds the PNG (`png_of`).
 
 Only those files, read through the workspace's path policy (no link out of the workspace, nothing
@@ -39,10 +39,12 @@ class FigureImages:
         src = unquote(src.strip())
         if not src or _SCHEME.match(src) or src.startswith(("/", "\\")):
             return None
-        path = posixpath.normpath(posixpath.join(self.base, src))
-        if not path.startswith(FIGURES + "/") or posixpath.splitext(path)[1].lower() not in _TYPES:
+        folder, name = posixpath.split(posixpath.normpath(posixpath.join(self.base, src)))
+        if posixpath.basename(folder) != "figures" or posixpath.splitext(name)[1].lower() not in _TYPES:
             return None
-        return path
+        # A figure is its name: the Markdown the chart action returns says figures/<name>.svg, and a
+        # Research agent's notes one folder deeper (Notebook/notes/) mean the same file.
+        return f"{FIGURES}/{name}"
 
     def read(self, path: str) -> bytes | None:
         try:

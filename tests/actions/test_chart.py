@@ -184,3 +184,43 @@ async def test_sizes_and_numbers_no_reader_can_read_are_refused(tmp_path: Path) 
     assert "value 2 (nan) is not a finite number" in told
     told = await refusal_of(tmp_path / "4", {**STATIONS, "kind": "pie", "series": [{"name": "s", "values": [120, -180, 260], "source": "{id}"}]})
     assert "a pie cannot show negative values (-180)" in told
+
+
+async def test_a_research_agent_draws_a_chart_into_its_notes(tmp_path: Path) -> None:
+    from tests.actions.test_research_task import (
+        DOCUMENTS,
+        main_agent,
+        observations,
+        results,
+        task_call,
+        turns,
+    )
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, text in DOCUMENTS.items():
+        (folder / name).write_text(text)
+    told: list[str] = []
+
+    def research_agent(messages: list[dict[str, Any]]) -> Reply:
+        seen, step = observations(messages), turns(messages)
+        if step == 0:
+            return reply(call("web_search", query="battery cell costs", max_results=3))
+        source = next(sid for sid, url in results(seen[0]) if url.endswith("costs.md"))
+        if step == 1:
+            return reply(call("visit_url", url="corpus:costs.md", goal="costs"))
+        if step == 2:
+            return reply(call("chart", title="Battery costs in 2025", kind="bar", labels=["Cell cost change", "Pack price"],
+                              series=[{"name": "2025", "values": [14, 115], "source": source}]))  # fmt: skip
+        told.append(seen[-1])
+        figure = seen[-1].split("the figure is numbered in the report:\n\n", 1)[-1]
+        return reply(call("write_notes", content=f"## Costs\n\n{figure}"), call("finish", answer=f"Charted [{source}]."))
+
+    ws = tmp_path / "ws"
+    result, _ = await start_run(tmp_path, main_agent(ws, [task_call("Notebook/notes/costs.md")], research_agent),
+                                search="local", corpus=folder, verify_citations="lexical")  # fmt: skip
+    assert result.status == "finished"
+    assert "Chart drawn: Notebook/figures/battery-costs-in-2025.svg" in told[0]
+    notes = (ws / "Notebook/notes/costs.md").read_text()
+    assert "![Battery costs in 2025](figures/battery-costs-in-2025.svg)" in notes
+    assert (ws / "Notebook/figures/battery-costs-in-2025.png").is_file()

@@ -48,3 +48,11 @@ def test_an_image_elsewhere_or_a_figure_that_leads_outside_stays_a_link(client: 
     )
     html = client.get("/api/file?ws=ssb&path=Notebook/03.md", headers=AUTH).json()["html"]
     assert "<img" not in html and "secret" not in html
+
+
+def test_a_research_agents_notes_one_folder_deeper_show_the_figure_too(client: TestClient, runs: Path) -> None:
+    ws = with_figure(runs)
+    (ws / "Notebook/notes").mkdir()
+    (ws / "Notebook/notes/costs.md").write_text("![Costs by year](figures/costs-by-year.svg)\n")
+    html = client.get("/api/file?ws=ssb&path=Notebook/notes/costs.md", headers=AUTH).json()["html"]
+    assert FIGURE.search(html)
