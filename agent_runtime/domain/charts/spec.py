@@ -107,7 +107,7 @@ class ChartSpec:
                 problems.append("a pie shows one series: give one, or choose bar")
             negative = [v for s in parsed for v in s.values if v < 0]
             if negative:
-                problems.append(f"a pie cannot show negative values ({_number(negative[0])})")
+                problems.append(f"a pie cannot show negative values ({number_text(negative[0])})")
             elif parsed and not any(v > 0 for s in parsed for v in s.values):
                 problems.append("a pie needs at least one value above zero")
         unit_text = _text(unit, "unit", MAX_UNIT_CHARS, problems, required=False) if unit not in (None, "") else None
@@ -168,11 +168,9 @@ def _series(item: Any, index: int, points: int | None, problems: list[str]) -> S
     return Series(name, numbers, matched.group(1).upper())
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     """A value as a person writes it: 120, 1.5, 1,234,567."""
     if value == int(value) and abs(value) < 1e15:
         return f"{int(value):,}"
     return f"{value:,.6g}" if abs(value) >= 1e6 else repr(value)
 
-
-number_text = _number
