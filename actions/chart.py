@@ -69,18 +69,16 @@ async def chart(
     unit: str | None = None,
     note: str | None = None,
 ) -> Observation:
-    """Draw a chart from a series of numbers that a source you read states; code draws it, and
-    every value is checked against the cited source's text: a value it does not state is refused,
-    named. Returns the Markdown (the image and a caption citing the source) to put into a chapter
-    in Notebook/ as it is.
+    """A chart drawn by code from numbers a source you read states, each checked in it. Returns
+    the Markdown to put into a chapter.
 
     Args:
-        title: what the chart shows, in the report's language.
-        kind: "bar" (several series: grouped bars), "stacked_bar", "line" or "pie" (one series, no negatives).
-        labels: the categories or x values, in order (at most 60).
-        series: at most 12, each {"name": ..., "values": [one number per label], "source": "S<n>"}, the source that states those values.
-        unit: the values' unit as the source gives them ("%", "million USD", "万辆"); values are read with it.
-        note: a short remark for the caption (optional).
+        title: in the report's language.
+        kind: pie: one series.
+        labels: categories or x values.
+        series: [{"name", "values": [one per label], "source": "S<n>"}]
+        unit: as the source gives it: %, million USD, 万辆.
+        note: for the caption.
     """
     spec = ChartSpec.parse(title, kind, labels, series, unit, note)
     root = ctx.workspace.root
