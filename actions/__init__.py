@@ -1,6 +1,7 @@
 """The actions: the main agent's, and those of the micro agents it delegates to."""
 
 from actions.browser.browse import browse
+from actions.chart import chart
 from actions.dashboards import update_current_dashboard, update_overall_dashboard
 from actions.file_operation import file_operation
 from actions.finish import all_finished
@@ -19,6 +20,7 @@ def main_actions(*, clarify: bool = False) -> list[Action]:
         visit_url,
         browse,
         research_task,
+        chart,
         *([ask_user] if clarify else []),
         update_overall_dashboard,
         update_current_dashboard,

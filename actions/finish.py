@@ -9,8 +9,10 @@ assembles the draft from the Notebook files, so no model re-emits the report.
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+from agent_runtime.domain.charts.inreport import redraw, review_figures
 from agent_runtime.domain.citation_audit import JudgeAnswers, audit, flags, judge_pairs, write_citations
 from agent_runtime.domain.citation_audit import problems as citation_problems
 from agent_runtime.domain.finalize import finalize, find_problems, strip_references
@@ -20,6 +22,7 @@ from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
+from agent_runtime.language import resolve as resolve_language
 from sandbox import atomic_write_text
 from sandbox.paths import PathPolicy
 
@@ -105,7 +108,8 @@ async def all_finished(
     meta = ctx.meta
     problems = find_problems(draft, ledger)
     sources = ctx.workspace.root / SOURCES
-    pairs = audit(strip_references(draft), ledger, sources)
+    figures = review_figures(draft, ctx.workspace.root, ledger, sources)  # captions are checked by value
+    pairs = audit(strip_references(figures.masked), ledger, sources)
     refusals = report_record(meta).finish_refusals
     last_try = refusals >= MAX_REFUSALS - 1
     judged = None
@@ -116,7 +120,7 @@ async def all_finished(
         )
         if judged.failed_calls:
             ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
-    not_stated = citation_problems(pairs)
+    not_stated = citation_problems(pairs) + figures.problems()
     if (problems or not_stated) and not last_try and not ctx.budget_nearly_spent():
         refusals = record_report(meta, finish_refusals=refusals + 1).finish_refusals
         listing = "\n".join(f"- {problem}" for problem in [*problems, *not_stated])
@@ -126,6 +130,8 @@ async def all_finished(
             if not_stated
             else ""
         )
+        if figures.problems():
+            advice += "For a figure: draw it again with chart from values its source states, or remove it.\n"
         return Observation(
             f"The report was not accepted ({refusals} of {MAX_REFUSALS} tries). Problems:\n{listing}\n"
             f"{advice}Fix them in the {'chapter files' if chapters is not None else 'report file'} (research what is missing, or remove claims you cannot "
@@ -133,23 +139,29 @@ async def all_finished(
             "is, with these problems listed in an appendix.",
             error=True,
         )
+    language = resolve_language(ctx.settings.language, meta.title, meta.purpose)
+    redrawn = await asyncio.to_thread(redraw, ctx.workspace.root, figures.to_redraw(ctx.workspace.root))
+    if redrawn:
+        ctx.events.append("figures_redrawn", step=ctx.step, figures=redrawn)
     final = finalize(
-        draft,
+        figures.apply(draft, language),
         ledger,
         force=bool(problems or not_stated),
         language=ctx.settings.language,
         flags=flags(pairs),
+        more_problems=figures.problems_for_reader(),
     )
     target = ctx.workspace.root / REPORT
     if path is None or path == target:  # what was checked stays readable next to report.md
         atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(target, final.text)
-    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, judged)
+    cited_pairs = sorted([*pairs, *figures.pairs], key=lambda p: (p.start, p.line))  # document order
+    summary = write_citations(ctx.workspace.root, cited_pairs, final.cited, ledger, judged)
     record_report(meta, report_path=REPORT, report_problems=[str(p) for p in final.problems] + final.flagged)
     meta.result = result
     meta.summary.pop("report", None)  # an unfinished report of an earlier stop is replaced
     meta.summary["sources_cited"] = len(final.cited)
-    meta.summary["citations"] = {key: value for key, value in figures.items() if key != "judge"}
+    meta.summary["citations"] = {key: value for key, value in summary.items() if key != "judge"}
     count = len(final.problems) + len(final.flagged)
     note = f" with {count} problem(s) listed in its appendix" if final.forced else ""
     return Observation(f"Finished. Report: {REPORT}{note}.", finished=True, result=result)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from actions.browser.browse import browse
+from actions.chart import chart
 from actions.delegation import RecordingActions, file_key
 from actions.file_operation import file_operation
 from actions.files.common import file_policy, human_size, plural, workspace_policy
@@ -255,7 +256,7 @@ def research_tools() -> list[Action]:
     agent's own objects (imported from their modules, as main_actions does: importing the list
     itself would be an import cycle); browse answers by itself where Chromium is missing, as it
     does for the main agent."""
-    return [web_search, visit_url, browse, write_notes, file_operation, research_finish]
+    return [web_search, visit_url, browse, write_notes, file_operation, chart, research_finish]
 
 
 def _base_messages(ctx: ActionContext, actions: ActionSet, task: _Task) -> list[Message]:

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import agent_runtime.domain.citation_audit as citation_audit
 import agent_runtime.language as lang
 from agent_runtime.app.wording import not_a_workspace
+from agent_runtime.domain.charts.inreport import redraw, review_figures
 from agent_runtime.domain.citecheck.figures import describe
 from agent_runtime.domain.finalize import finalize, strip_references
 from agent_runtime.domain.layout import REPORT, SOURCES, ResearchWorkspace
@@ -87,8 +88,9 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
         ledger = Ledger.load(space.root / SOURCES)
         report = report_file.read_text("utf-8", errors="replace")
         draft = draft_of(report, _numbers_to_sources(space.root, report, ledger))
-        pairs = citation_audit.audit(draft, ledger, space.root / SOURCES)
-        if not pairs:
+        figures_in = review_figures(draft, space.root, ledger, space.root / SOURCES)  # checked by value
+        pairs = citation_audit.audit(figures_in.masked, ledger, space.root / SOURCES)
+        if not pairs and not figures_in.figures:
             print(f"{REPORT} has no citation to check.", file=out)
             return 0
         judged = None
@@ -112,10 +114,15 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
             )
         flags_ = citation_audit.flags(pairs)
         language = lang.normalize(settings.language) or (meta and lang.resolve(None, meta.title, meta.purpose)) or None
-        final = finalize(draft, ledger, force=bool(flags_), language=language, flags=flags_)
+        redraw(space.root, figures_in.to_redraw(space.root))
+        final = finalize(
+            figures_in.apply(draft, language or lang.detect(draft)), ledger, force=bool(flags_ or figures_in.problems()),
+            language=language, flags=flags_, more_problems=figures_in.problems_for_reader(),
+        )  # fmt: skip
         if final.text != report:  # the report as it was (maybe a person's edit) is kept, never lost
             space.keep_in_trash(REPORT)
         atomic_write_text(report_file, final.text)
+        pairs = sorted([*pairs, *figures_in.pairs], key=lambda p: (p.start, p.line))  # document order
         figures = citation_audit.write_citations(space.root, pairs, final.cited, ledger, judged)
         if meta is not None:
             meta.summary["citations"] = {k: v for k, v in figures.items() if k != "judge"}
@@ -134,4 +141,6 @@ async def audit_workspace(path: Path, flags: dict[str, Any], config_file: Path |
         )
     for entry in final.flagged:
         print(f"  {entry}", file=out)
-    return EXIT_BUDGET if figures["unsupported"] else 0
+    for problem in figures_in.problems():
+        print(f"  {problem}", file=out)
+    return EXIT_BUDGET if figures["unsupported"] or figures_in.problems() else 0

@@ -457,9 +457,12 @@ def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int
     if args.command == "export":
         from agent_runtime.app.export import export_report
 
+        left_out: list[str] = []
         written = export_report(
-            args.workspace, args.format, output=args.output, browser_path=args.browser_path
+            args.workspace, args.format, output=args.output, browser_path=args.browser_path, warnings=left_out
         )
+        for warning in left_out:  # a broken figure is named; the export went on without it
+            print(f"deep-researcher: warning: {warning}", file=sys.stderr)
         print(f"Exported: {written}")
         return 0
     if args.command == "mcp":

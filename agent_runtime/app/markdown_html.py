@@ -4,7 +4,9 @@ CommonMark with tables and strikethrough, raw HTML off: a `<script>` in a snapsh
 output is shown as text, never run. Links keep only http(s), mailto and in-page targets; links
 to other sites carry `rel="noopener noreferrer"`, so the page's address (the view's carries its
 access token) is never sent to them. Images are shown as links to the image, never loaded: a
-page that loads nothing from elsewhere works offline and tells no tracker it was read.
+page that loads nothing from elsewhere works offline and tells no tracker it was read. The one
+exception is a figure the chart action drew, which a caller's `images` resolver
+(`agent_runtime.app.figure_images`) gives as a `data:` URI of the workspace's own file.
 
 Citations: the report's numbered citations `[1]`, `[2, 5]` become links to the References entries
 (`#ref-1`), each number carrying `data-cite="1"` for the view's passage pop-up, and, when the
@@ -24,7 +26,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import agent_runtime.language as lang
@@ -37,6 +39,8 @@ if TYPE_CHECKING:  # markdown-it is imported on first use: the CLI's start stays
 NUMBERED_CITATION = re.compile(r"\[(\d{1,4}(?:\s*[,，]\s*\d{1,4})*)\]")
 _SOURCE_IDS = re.compile(r"[\[【]\s*(S\d+(?:\s*[,，;；、]\s*S\d+)*)\s*[\]】]")
 _SAFE_LINK = re.compile(r"^(https?:|mailto:|#)", re.IGNORECASE)
+# A figure the chart action drew, as a chapter or the report points at it (no scheme: nothing else).
+_FIGURE_PATH = re.compile(r"^(?:\./|\.\./)*(?:Notebook/)?figures/[^:/\\]+\.(?:svg|png)$")
 _EXTERNAL = re.compile(r"^https?:", re.IGNORECASE)
 # CJK characters and punctuation: a line break between two of them is no space (Chinese and
 # Japanese are written without spaces; a wrapped line must not gain one).
@@ -62,7 +66,7 @@ def _markdown() -> MarkdownIt:
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
         md.core.ruler.push("align_classes", _align_classes)  # after every other rule: tables exist
-        md.validateLink = lambda url: bool(_SAFE_LINK.match(url.strip()))  # type: ignore[method-assign]
+        md.validateLink = lambda url: bool(_SAFE_LINK.match(url.strip()) or _FIGURE_PATH.match(url.strip()))  # type: ignore[method-assign]
         md.add_render_rule("image", _image_as_link)
         _renderer = md
     return _renderer
@@ -72,6 +76,10 @@ def _image_as_link(self: Any, tokens: list[Token], idx: int, options: Any, env: 
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env) or src
+    images = env.get("images") if isinstance(env, dict) else None
+    inline = images(src) if images is not None else None
+    if inline:  # a figure of the workspace, as its own bytes: nothing is fetched
+        return f'<img class="figure" src="{html.escape(inline)}" alt="{html.escape(alt)}">'
     return (
         f'<a class="image" href="{html.escape(src)}" rel="noopener noreferrer">'
         f"{html.escape(alt, quote=False)}</a>"
@@ -333,12 +341,17 @@ def _no_referrer(tokens: list[Token]) -> None:
 
 
 def render_markdown(
-    text: str, *, citations: str | None = None, passages: Mapping[int, Sequence[str]] | None = None
+    text: str,
+    *,
+    citations: str | None = None,
+    passages: Mapping[int, Sequence[str]] | None = None,
+    images: Callable[[str], str | None] | None = None,
 ) -> str:
     """HTML for `text`. `citations="numbered"` for a finished report (links to its References),
     `"sources"` for notes and dashboards ([S<n>] marks), None to leave brackets as they are.
     `passages`: citation number → the passages cited with it, in document order (what
-    report.citations.json holds), shown as each citation's hover title."""
+    report.citations.json holds), shown as each citation's hover title. `images`: an image's source
+    → the URI to show it from (None: a link, as every other image)."""
     md = _markdown()
     tokens = md.parse(text)
     _join_cjk_lines(tokens)
@@ -349,4 +362,4 @@ def render_markdown(
         _anchor_references(tokens, span)
         _link_reference_urls(tokens, span)
     _no_referrer(tokens)
-    return str(md.renderer.render(tokens, md.options, {}))
+    return str(md.renderer.render(tokens, md.options, {"images": images}))

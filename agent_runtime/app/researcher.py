@@ -79,7 +79,7 @@ if TYPE_CHECKING:  # the SDK-backed servers are imported only when a run has som
 
 # Left out of the compact profile: a small model drives a delegated agent or a browser poorly,
 # and each costs hundreds of tokens of tool description in every request.
-COMPACT_LEAVES_OUT = frozenset({"browse", "research_task"})
+COMPACT_LEAVES_OUT = frozenset({"browse", "research_task", "chart"})
 
 
 @dataclass

@@ -52,6 +52,8 @@ class CitedPair:
     offset: int = 0  # lines of the snapshot file before the source's text (its front matter)
     start: tuple[int, int] = (0, 0)  # where the statement stands in the draft: (line, column)
     end: tuple[int, int] = (0, 0)
+    # A figure's caption (agent_runtime/domain/charts): its file and the values checked in the source.
+    figure: dict[str, Any] | None = None
 
     @property
     def statement(self) -> str:
@@ -230,6 +232,7 @@ def citation_records(pairs: list[CitedPair], numbers: dict[str, int], ledger: Le
                 "lines": list(pair.file_lines) if snapshot and check.passage and pair.file_lines[0] else None,
                 "score": check.score,
                 "reasons": [reason.text() for reason in check.reasons],
+                **({"figure": pair.figure} if pair.figure else {}),
             }
         )
     return records

@@ -195,12 +195,13 @@ def finalize(
     force: bool = False,
     language: str | None = None,
     flags: list[Flag] | None = None,
+    more_problems: list[Problem] | None = None,
 ) -> FinalReport:
     """The finished report. Without `force` the caller must have checked `find_problems` first.
     `language` is the run's; without it, the language the draft is written in. `flags` (the
     citation audit's unverified citations) are marked † and listed in the appendix of a forced
-    finalization."""
-    problems = find_problems(text, ledger)
+    finalization. `more_problems` (the figures a forced finalization removed) join the appendix."""
+    problems = find_problems(text, ledger) + (more_problems or [])
     flags = flags or []
     language = lang.normalize(language) or lang.detect(_CODE_FENCE.sub("", strip_references(text)))
     body = strip_references(text).rstrip() + "\n"

@@ -171,7 +171,7 @@ async def test_a_research_task_searches_reads_writes_cited_notes_and_returns_a_b
     assert "[status] step 1 of 12 of this research task" in first[2]["content"]
     assert [t["function"]["name"] for t in tools] == [a.name for a in research_tools()]
     assert {t["function"]["name"] for t in tools} == {
-        "web_search", "visit_url", "browse", "write_notes", "file_operation", "finish",
+        "web_search", "visit_url", "browse", "write_notes", "file_operation", "chart", "finish",
     }  # fmt: skip
     # The main agent gets the bounded summary: the notes file, the ids with titles, the answer.
     summary = observations(main_requests(model)[1])[0]

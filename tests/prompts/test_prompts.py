@@ -19,6 +19,7 @@ from actions.file_operation import ANSWER_LIMIT
 from actions.files import file_actions
 from actions.research_task import ANSWER_LIMIT as RESEARCH_ANSWER_LIMIT
 from actions.research_task import research_tools
+from agent_runtime.app.researcher import COMPACT_LEAVES_OUT
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.errors import ConfigError
 from agent_runtime.testing import Reply, call, reply
@@ -31,7 +32,7 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 def rendered(name: str, mode: str) -> str:
     prompts = Prompts()
     if name == "main_system_compact":  # a small window: brief descriptions, fewer actions
-        compact = [a for a in main_actions() if a.name not in ("browse", "research_task")]
+        compact = [a for a in main_actions() if a.name not in COMPACT_LEAVES_OUT]
         return prompts.render(
             "main_system_compact.j2", title="<a research title>", purpose=None, tool_mode=mode,
             actions=compact, language="English", brief=True,

@@ -34,12 +34,18 @@ __all__ = ["FORMATS", "Citation", "Report", "export_report", "load_citations", "
 
 
 def export_report(
-    workspace: Path, fmt: str, *, output: Path | str | None = None, browser_path: Path | None = None
+    workspace: Path,
+    fmt: str,
+    *,
+    output: Path | str | None = None,
+    browser_path: Path | None = None,
+    warnings: list[str] | None = None,
 ) -> Path:
     """Write the report of the run in `workspace` as `fmt`; returns the file written (by default
     WORKSPACE/report.FORMAT; `output` may be a folder, which a string ending in "/" always means).
     `browser_path`: the Chromium to print a PDF with (default: the
-    browser_path setting, else chromium on PATH)."""
+    browser_path setting, else chromium on PATH). `warnings` receives what the export went on
+    without: each figure whose file could not be shown, named."""
     if fmt not in FORMATS:
         raise ExportError(f"cannot export as {fmt!r}: the formats are {', '.join(FORMATS)}")
     report = load_report(Path(workspace))
@@ -48,17 +54,25 @@ def export_report(
         from agent_runtime.app.export.docx import render_docx
 
         _write(target, render_docx(report))
+        _warn(report, warnings)
         return target
     from agent_runtime.app.export.html import render_html
 
     page = render_html(report)
     if fmt == "html":
         _write(target, page.encode("utf-8"))
+        _warn(report, warnings)
         return target
     from agent_runtime.app.export.pdf import print_pdf
 
     _write(target, print_pdf(page, Path(browser_path) if browser_path is not None else None))
+    _warn(report, warnings)
     return target
+
+
+def _warn(report: Report, warnings: list[str] | None) -> None:
+    if warnings is not None:
+        warnings += [f"a figure was left out of the export: {broken}" for broken in report.broken_figures]
 
 
 def _write(target: Path, data: bytes) -> None:

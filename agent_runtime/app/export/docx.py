@@ -30,6 +30,7 @@ from lxml import etree
 
 import agent_runtime.app.export.docx_xml as xml
 from agent_runtime.app.export.report import Report
+from agent_runtime.app.figure_images import FigureImages
 from agent_runtime.app.markdown_html import (
     NUMBERED_CITATION,
     find_urls,
@@ -56,7 +57,9 @@ def render_docx(report: Report) -> bytes:
     document = Document()
     _setup(document, report)
     tokens = parse_markdown(report.text)
-    _Writer(document, tokens, references_span(tokens)).write()
+    images = FigureImages(report.workspace)
+    _Writer(document, tokens, references_span(tokens), images).write()
+    report.broken_figures.extend(images.broken)
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
@@ -119,8 +122,11 @@ class _Writer:
     properties taken off until the end. The XML is the one python-docx's helpers wrote (the
     tests pin how the document reads back)."""
 
-    def __init__(self, document: Document, tokens: list[Token], references: range) -> None:
+    def __init__(
+        self, document: Document, tokens: list[Token], references: range, images: FigureImages | None = None
+    ) -> None:
         self.document = document
+        self.images = images
         self.tokens = tokens
         self.references = references
         self.reference_numbers = {number for number, _ in reference_items(tokens, references)}
@@ -293,11 +299,24 @@ class _Writer:
                 link = self._link(paragraph, str(child.attrGet("href") or ""))
             elif kind == "link_close":
                 link = None
+            elif kind == "image" and self._picture(paragraph, str(child.attrGet("src") or "")):
+                pass  # a figure of the workspace, embedded; its caption is the next paragraph
             elif kind == "image":  # as in the HTML: a link to the image, never the image itself
                 target = self._url_link(paragraph, str(child.attrGet("src") or ""))
                 self._run(paragraph, child.content or str(child.attrGet("src") or ""), fmt, target)
             elif kind == "html_inline":
                 self._run(paragraph, child.content, fmt, link)
+
+    def _picture(self, paragraph: Any, src: str) -> bool:
+        """Embed the PNG of a figure the chart action drew, as wide as the text; False for any
+        other image (or a figure file that cannot be read: named in the resolver's `broken`)."""
+        png = self.images.png_of(src) if self.images is not None else None
+        if png is None:
+            return False
+        inline = self.document.part.new_pic_inline(io.BytesIO(png), self.table_width, None)
+        run = etree.SubElement(paragraph, xml.W_R)
+        etree.SubElement(run, xml.W_NS_DRAWING).append(inline)
+        return True
 
     def _link(self, paragraph: Any, href: str) -> Any:
         if href.startswith("#ref-") and href[5:].isdigit():

@@ -30,6 +30,7 @@ W_P, W_PPR, W_PSTYLE, W_JC, W_NUMPR, W_ILVL, W_NUMID = (
 W_R, W_RPR, W_RSTYLE, W_B, W_I, W_STRIKE, W_T, W_TAB, W_BR = (
     _W + tag for tag in ("r", "rPr", "rStyle", "b", "i", "strike", "t", "tab", "br")
 )
+W_NS_DRAWING = _W + "drawing"  # a picture's run (the figures of agent_runtime/domain/charts)
 W_HYPERLINK, W_BOOKMARK_START, W_BOOKMARK_END, W_PBDR, W_BOTTOM = (
     _W + tag for tag in ("hyperlink", "bookmarkStart", "bookmarkEnd", "pBdr", "bottom")
 )

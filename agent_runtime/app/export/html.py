@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 
 from agent_runtime.app.export.report import Report
+from agent_runtime.app.figure_images import FigureImages
 from agent_runtime.app.markdown_html import render_markdown
 
 # Latin text first in the fonts each system has; then the CJK fonts of Linux (Noto / Source Han,
@@ -58,6 +59,7 @@ tr:nth-child(even) td { background: #fafbfc; }
 hr { border: 0; border-top: 1px solid #d8dee4; margin: 2em 0; }
 .citation { font-size: 0.85em; color: #57606a; white-space: nowrap; }
 .citation a.cite { font-weight: 600; }
+img.figure { display: block; max-width: 100%%; height: auto; margin: 1.2em auto 0.4em; }
 li[id^="ref-"] { scroll-margin-top: 1em; }
 li[id^="ref-"]:target { background: #fff8c5; outline: 4px solid #fff8c5; }
 @page { size: A4; margin: 18mm 16mm 20mm;
@@ -74,8 +76,9 @@ li[id^="ref-"]:target { background: #fff8c5; outline: 4px solid #fff8c5; }
 }
 """
 
-# No script, no request: only the inline <style> may apply (the page's own links still work).
-_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+# No script, no request: only the inline <style> and the figures inside the page (data: URIs) may
+# apply (the page's own links still work).
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 
 def stylesheet(language: str) -> str:
@@ -85,7 +88,10 @@ def stylesheet(language: str) -> str:
 
 
 def render_html(report: Report) -> str:
-    body = render_markdown(report.text, citations="numbered", passages=report.passages)
+    """The page, each figure of the report inline (a broken one is named in `report.broken_figures`)."""
+    images = FigureImages(report.workspace)
+    body = render_markdown(report.text, citations="numbered", passages=report.passages, images=images)
+    report.broken_figures.extend(images.broken)
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{html.escape(report.language)}">\n<head>\n<meta charset="utf-8">\n'

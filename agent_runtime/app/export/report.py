@@ -50,6 +50,8 @@ class Report:
     # document order (report.citations.json): the supporting passage, or a closest passage labelled
     # "closest passage — not verified" with the reason (`hover_text`).
     passages: dict[int, list[str]] = field(default_factory=dict)
+    # The figures an export could not show (a deleted or damaged file), each named with why.
+    broken_figures: list[str] = field(default_factory=list)
 
 
 def load_report(workspace: Path) -> Report:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import html
+import posixpath
 import re
 import secrets
 import shutil
@@ -36,6 +37,7 @@ from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from agent_runtime.app.figure_images import FigureImages
 from agent_runtime.app.markdown_html import render_markdown
 from agent_runtime.app.view.control import (
     BadRequest,
@@ -126,9 +128,9 @@ async def _as_json(request: Request, exc: Exception) -> Response:
     return answer(exc.status_code, str(exc.detail))
 
 
-def _render(relative: str, text: str, citations: str | None) -> str:
+def _render(relative: str, text: str, citations: str | None, images: FigureImages | None = None) -> str:
     if relative.lower().endswith(_MARKDOWN_SUFFIXES):
-        return render_markdown(text, citations=citations)
+        return render_markdown(text, citations=citations, images=images)
     return f"<pre>{html.escape(text)}</pre>"
 
 
@@ -255,7 +257,8 @@ class ViewApp:
             text, cut = read_text(path, relative)
         except DeepResearcherError as exc:
             raise _refused(exc) from None
-        return JSONAnswer({"path": relative, "html": _render(relative, text, "sources") + _cut_note(cut)})
+        figures = FigureImages(path, posixpath.dirname(relative))  # a chapter's charts, inline
+        return JSONAnswer({"path": relative, "html": _render(relative, text, "sources", figures) + _cut_note(cut)})
 
     def sources(self, request: Request) -> Response:
         _, path = self._workspace(request)
@@ -285,7 +288,7 @@ class ViewApp:
             raise _refused(exc) from None
         return JSONAnswer(
             {
-                "html": render_markdown(text, citations="numbered") + _cut_note(cut),
+                "html": render_markdown(text, citations="numbered", images=FigureImages(path)) + _cut_note(cut),
                 "citations": report_citations(path, text),
             }
         )

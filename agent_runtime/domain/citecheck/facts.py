@@ -514,3 +514,45 @@ def date_satisfies(claimed: Date, stated: Date) -> bool:
     if claimed.bound == "gt":
         return s_lo > c_hi
     return s_lo >= c_lo  # "ge"
+
+
+# ---------------------------------------------------------------------------------------------
+# A unit as a chart names it
+
+
+@dataclass(frozen=True)
+class UnitReading:
+    """What a chart's unit does to its values: `scale` multiplies them into the plain number a
+    source's text gives (``million`` 1e6, ``亿元`` 1e8, ``years`` 365.25 days), and `kind` is the
+    kind of quantity the source states them as."""
+
+    scale: float = 1.0
+    kind: Kind = "number"
+
+
+_PERCENT_UNIT = re.compile(r"^\s*(?:%|％|percent|per\s*cent|百分比|百分之|pct|percentage(?:\s+points?)?|pp|个百分点)\s*$", re.I)
+_ZH_TIME = {"年": "year", "个月": "month", "月": "month", "天": "day", "日": "day", "周": "week", "小时": "hour", "分钟": "minute"}
+
+
+def read_unit(unit: str | None) -> UnitReading:
+    """How a chart's `unit` ("%", "million USD", "亿元", "万辆", "years", "stations") turns its
+    values into what a source states: a share, a scaled amount, a duration, or the number as it is."""
+    text = (unit or "").strip()
+    if not text:
+        return UnitReading()
+    if _PERCENT_UNIT.match(text):
+        return UnitReading(1.0, "percent")
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
+    for word in words:
+        if word in _SCALE and (len(word) > 2 or word in ("bn", "mn", "tn")):
+            return UnitReading(_SCALE[word])
+        single = word.rstrip("s")
+        if single in _TIME_UNITS and len(words) == 1:
+            return UnitReading(_TIME_UNITS[single], "duration")
+    han = re.match(r"\s*(万亿|千万|百万|亿|万|千)", text)
+    if han:
+        return UnitReading(_SCALE[han.group(1)])
+    for word, name in _ZH_TIME.items():
+        if text == word:
+            return UnitReading(_TIME_UNITS[name], "duration")
+    return UnitReading()

@@ -70,10 +70,41 @@ def make_sentence(text: str, first: int = 0, last: int = 0, section: int = 0, he
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Passage:
+    """A sentence of a source as it stands, before any word of it is read: its text (a table row
+    with its column names), its lines, its section and the headings above it."""
+
+    text: str
+    first: int
+    last: int
+    section: int
+    headings: tuple[str, ...]
+
+
 @lru_cache(maxsize=64)
 def source_sentences(source_text: str) -> tuple[Sentence, ...]:
     """The sentences of a source with their lines, facts and headings, parsed once (a report cites
     a source many times). Heading lines are not sentences: they are the `headings` of those below."""
+    passages = source_passages(source_text)
+    out = [make_sentence(p.text, p.first, p.last, p.section, p.headings) for p in passages if p.first]
+    if not out and passages:  # a page of headings only: they are all it says
+        out = [make_sentence(p.text) for p in passages]
+    # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
+    plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
+    named = []
+    for sentence in out:
+        first_word = re.match(r"[\W\d_]*([A-Z][A-Za-z'’-]+)", sentence.text)
+        word = first_word.group(1).lower() if first_word else ""
+        if word and word not in tx.STOP and word not in tx.OPENERS and word not in HONORIFICS and tx.stem(word) not in plain:
+            sentence = replace(sentence, names=sentence.names | {tx.stem(word)}, opener=tx.stem(word))
+        named.append(sentence)
+    return tuple(named)
+
+
+def source_passages(source_text: str) -> tuple[Passage, ...]:
+    """The sentences of a source as they stand, with their lines and headings, no word read (the
+    chart's value check needs no more). A page of headings only gives its headings, at line 0."""
     starts = [0] + [m.end() for m in re.finditer("\n", source_text)]
 
     def line_at(pos: int) -> int:
@@ -83,7 +114,7 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
             lo, hi = (mid, hi) if starts[mid] <= pos else (lo, mid - 1)
         return lo + 1
 
-    out = []
+    out: list[Passage] = []
     chain: list[tuple[int, str]] = []  # (level, text) of the headings in force
     section = 0
     for a, b, heading in _blocks(source_text):
@@ -101,19 +132,10 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
             first, last = line_at(a + x + lead), line_at(a + x + max(len(raw.rstrip()) - 1, 0))
             text, header = _table_row(raw, header)
             if text:
-                out.append(make_sentence(text, first, last, section, tuple(t for _, t in chain)))
+                out.append(Passage(text, first, last, section, tuple(t for _, t in chain)))
     if not out and chain:  # a page of headings only: they are all it says
-        out = [make_sentence(title) for _, title in chain]
-    # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
-    plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
-    named = []
-    for sentence in out:
-        first_word = re.match(r"[\W\d_]*([A-Z][A-Za-z'’-]+)", sentence.text)
-        word = first_word.group(1).lower() if first_word else ""
-        if word and word not in tx.STOP and word not in tx.OPENERS and word not in HONORIFICS and tx.stem(word) not in plain:
-            sentence = replace(sentence, names=sentence.names | {tx.stem(word)}, opener=tx.stem(word))
-        named.append(sentence)
-    return tuple(named)
+        out = [Passage(title, 0, 0, 0, ()) for _, title in chain]
+    return tuple(out)
 
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")

@@ -12,6 +12,7 @@ ALLOWED = {
     "agent_runtime.domain.sources.urls", "agent_runtime.domain.sources.front_matter",
     "agent_runtime.domain.sources.snapshots",
     "agent_runtime.app.markdown_html", "agent_runtime.language", "agent_runtime.errors", "agent_runtime.app.export",
+    "agent_runtime.app.figure_images",  # the chart action's figures inline (reads them through the path policy)
     "agent_runtime.domain.layout",  # the workspace's file names (imports only engine.workspace and the leaves)
     "agent_runtime.app.export.report",  # the one reader of report.citations.json (it starts light)
     "agent_runtime.app.background_runs",  # how a run is started in the background (imports only errors)
