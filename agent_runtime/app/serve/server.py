@@ -381,6 +381,21 @@ def server_key(host: str) -> tuple[str, bool]:
     return "dr-" + secrets.token_hex(24), True
 
 
+def _keep_alive() -> float:
+    """DEEP_RESEARCHER_SERVE_KEEP_ALIVE: seconds of silence before a comment line keeps a stream
+    open (default 10; lower it for a proxy that drops a connection idle for less)."""
+    given = os.environ.get("DEEP_RESEARCHER_SERVE_KEEP_ALIVE", "").strip()
+    if not given:
+        return KEEP_ALIVE_SECONDS
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = -1.0
+    if not 0.05 <= seconds <= 300:
+        raise SettingValueError(f"DEEP_RESEARCHER_SERVE_KEEP_ALIVE={given!r}: give seconds from 0.05 to 300")
+    return seconds
+
+
 def serve_openai(
     folder: Path, host: str, port: int, jobs: int, options: list[str], api_key: str | None, base_url: str | None
 ) -> int:
@@ -390,6 +405,7 @@ def serve_openai(
         raise SettingValueError(f"--folder {folder} is not a folder; create it or give another")
     if jobs < 1:
         raise SettingValueError(f"--jobs {jobs}: give at least 1 research at once")
+    keep_alive = _keep_alive()
     key, generated = server_key(host)
     register_secrets([key])  # whoever prints it later, it is masked
     sock = _listen(host, port)
@@ -397,7 +413,7 @@ def serve_openai(
     runs = Jobs(folder, jobs, [*options, "-q"], api_key=api_key, base_url=base_url)
     stopping = threading.Event()
     config = uvicorn.Config(
-        create_app(folder, key, runs), log_level="warning", access_log=False, lifespan="off", ws="none",
+        create_app(folder, key, runs, keep_alive), log_level="warning", access_log=False, lifespan="off", ws="none",
         server_header=False, timeout_graceful_shutdown=int(STOP_GRACE) + 5, http="h11",
         h11_max_incomplete_event_size=MAX_HEAD_BYTES, limit_concurrency=MAX_CONNECTIONS,
     )  # fmt: skip
