@@ -59,6 +59,7 @@ from agent_runtime.app.serve.protocol import (
     usage,
 )
 from agent_runtime.app.view.events import EventTail
+from agent_runtime.engine.model import check_endpoint_reachable  # at start: not in the first request
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import ConfigError, DeepResearcherError, SettingValueError
 from sandbox.redaction import print_unmasked, redact, register_secrets
@@ -169,8 +170,6 @@ class ServeApp:
     def _endpoint_listens(self) -> None:
         """502 at once when nothing listens at the model endpoint (the run would say so only after
         its start, seconds later)."""
-        from agent_runtime.engine.model import check_endpoint_reachable
-
         try:
             check_endpoint_reachable(self.jobs.base_url, timeout=3.0)
         except DeepResearcherError as exc:
