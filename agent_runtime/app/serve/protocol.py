@@ -22,6 +22,7 @@ from typing import Any
 
 from agent_runtime import language as lang
 from agent_runtime.domain.layout import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS
+from agent_runtime.errors import DeepResearcherError
 
 MODEL = "deep-researcher"
 MARKER = "[//]: # (deep-researcher workspace {name})"
@@ -29,10 +30,13 @@ _MARKER = re.compile(r"^\[//\]: # \(deep-researcher workspace ([^()\s/\\]+)\)[ \
 # What an app keeps of the thinking in an answer's text (Open WebUI's <details type="reasoning">).
 _DETAILS = re.compile(r"<details\b[^>]*>.*?</details>", re.S | re.I)
 EARLIER_ANSWER_CHARS = 600  # of each earlier answer, what the purpose keeps
+# Open WebUI asks the chat's own model for a title, tags and follow-up suggestions, with prompts that
+# begin "### Task:" and quote the chat in <chat_history>: each would otherwise start a research.
+_APP_TASK = re.compile(r"^\s*### Task:.*<chat_history>", re.S)
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
 
-class OpenAIError(Exception):
+class OpenAIError(DeepResearcherError):
     """A request refused with an HTTP status, in OpenAI's error shape."""
 
     def __init__(
@@ -101,6 +105,12 @@ def parse_request(body: object) -> Ask:
     last_user = max((i for i, (role, _) in enumerate(turns) if role == "user"), default=None)
     if last_user is None:
         raise _bad("the messages hold no user message: the last one is the research title", "no_user_message")
+    if _APP_TASK.match(turns[last_user][1]):
+        raise _bad(
+            "this is the chat app's own task (a title, tags or suggestions for the chat), not a research: "
+            "set another model as the app's task model (Open WebUI: Admin Panel > Settings > Interface)",
+            "app_task_not_research",
+        )
     title = " ".join(turns[last_user][1].split())
     if not title:
         raise _bad("the last user message is empty: it is the research title", "empty_title")

@@ -93,6 +93,8 @@ def test_reasoning_an_app_kept_in_an_answer_is_left_out_of_the_purpose() -> None
         (body(user("   ")), "empty"),
         (body(user({"text": "x"})), "content"),
         (body(user("x" * (MAX_TITLE_CHARS + 1))), f"at most {MAX_TITLE_CHARS:,}"),
+        (body(user("### Task:\nGenerate a concise title.\n### Chat History:\n<chat_history>\nUSER: x\n</chat_history>")),
+         "task model"),
     ],
 )
 def test_a_request_it_cannot_take_is_a_400_saying_why(sent: Any, words: str) -> None:
