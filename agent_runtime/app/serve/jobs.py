@@ -169,6 +169,10 @@ class Jobs:
                 return path
             except FileExistsError:
                 continue
+            except OSError as exc:
+                raise OpenAIError(
+                    500, f"cannot make a workspace in {self.folder}: {exc.strerror or exc}", kind="server_error"
+                ) from None
         raise OpenAIError(500, f"too many workspaces named {base} in {self.folder}", kind="server_error")
 
     def _spawn(self, workspace: Path, arguments: list[str], kind: str, before: tuple[int, int] = (0, 0)) -> Job:

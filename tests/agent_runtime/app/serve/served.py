@@ -68,17 +68,16 @@ class Served:
         self.printed: list[str] = []
         self.base_url = self.key = ""
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (self.base_url and (self.key or "SERVE_KEY" in str(env))):
+        while time.monotonic() < deadline and not (self.base_url and self.key):
             line = self.process.stdout.readline() if self.process.stdout else ""
             if not line:
                 raise AssertionError(f"serve ended: {self.process.wait()} {self.stderr()}")
             self.printed.append(line)
             if "Base URL:" in line:
                 self.base_url = line.split("Base URL:")[1].strip()
-            if "API key:" in line and "the value of" not in line:
-                self.key = line.split("API key:")[1].strip()
-            if "the value of" in line:
-                self.key = (env or {})["DEEP_RESEARCHER_SERVE_KEY"]
+            elif "API key:" in line:  # printed, or the one the environment set
+                shown = line.split("API key:")[1].strip()
+                self.key = (env or {})["DEEP_RESEARCHER_SERVE_KEY"] if "the value of" in shown else shown
 
     def stderr(self) -> str:
         if self.process.poll() is None or self.process.stderr is None:

@@ -3,6 +3,8 @@ researches it runs against the scripted endpoint, and the workspaces they wrote,
 
 from __future__ import annotations
 
+import json
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +14,7 @@ import httpx
 import openai
 import pytest
 
+from agent_runtime.app.run_state import lock_state
 from agent_runtime.testing import Fault, ScriptedEndpoint, demo_script
 from tests.agent_runtime.app.serve.served import Gated, Served, files_holding, wait_for, write_corpus
 from tests.conftest import cli_env, run_cli
@@ -272,3 +275,27 @@ def test_another_host_without_a_key_is_refused_at_start(tmp_path: Path) -> None:
 def test_the_help_lists_serve() -> None:
     shown = run_cli(["serve", "--help"], cli_env())
     assert shown.code == 0 and "--jobs" in shown.stdout and "--host" in shown.stdout and "--max-steps" in shown.stdout
+
+
+def test_a_client_that_leaves_a_whole_answer_stops_its_run_and_the_runs_see_no_server_key(
+    serve: Callable[..., Served], endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
+    script = Gated()
+    own_key = "my-own-serve-key-0123456789"
+    server = serve(endpoint(script).url, env={"DEEP_RESEARCHER_SERVE_KEY": own_key})
+    assert server.key == own_key and not any(own_key in line for line in server.printed)
+    host, port = server.base_url.removeprefix("http://").removesuffix("/v1").split(":")
+    body = json.dumps({"model": "deep-researcher", "messages": [{"role": "user", "content": "Solar power"}]})
+    with socket.create_connection((host, int(port))) as raw:  # a client that goes away mid-answer
+        raw.sendall(
+            f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {own_key}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode()
+        )
+        assert script.waiting.wait(60)
+        pid = lock_state(server.folder / "solar-power").pid
+        assert pid is not None
+        environment = Path(f"/proc/{pid}/environ").read_bytes()
+        assert b"OPENAI_BASE_URL" in environment and own_key.encode() not in environment
+    wait_for(lambda: server.run_json("solar-power")["status"] == "interrupted")
+    script.gate.set()
+    assert files_holding(server.folder, own_key) == []
