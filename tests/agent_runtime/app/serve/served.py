@@ -66,6 +66,7 @@ class Served:
             text=True,
         )  # fmt: skip
         self.printed: list[str] = []
+        self.errors = ""  # its stderr, once stopped
         self.base_url = self.key = ""
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (self.base_url and self.key):
@@ -80,7 +81,7 @@ class Served:
                 self.key = (env or {})["DEEP_RESEARCHER_SERVE_KEY"] if "the value of" in shown else shown
 
     def stderr(self) -> str:
-        if self.process.poll() is None or self.process.stderr is None:
+        if self.process.poll() is None or self.process.stderr is None or self.process.stderr.closed:
             return ""
         return self.process.stderr.read()
 
@@ -89,7 +90,9 @@ class Served:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         try:
-            return self.process.wait(timeout=60)
+            code = self.process.wait(timeout=60)
+            self.errors += self.stderr()
+            return code
         finally:
             for stream in (self.process.stdout, self.process.stderr):
                 if stream is not None:

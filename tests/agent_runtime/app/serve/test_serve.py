@@ -299,3 +299,4 @@ def test_a_client_that_leaves_a_whole_answer_stops_its_run_and_the_runs_see_no_s
     wait_for(lambda: server.run_json("solar-power")["status"] == "interrupted")
     script.gate.set()
     assert files_holding(server.folder, own_key) == []
+    assert server.stop() == 0 and "not a setting" not in server.errors  # its variables are known
