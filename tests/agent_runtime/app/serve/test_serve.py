@@ -300,3 +300,30 @@ def test_a_client_that_leaves_a_whole_answer_stops_its_run_and_the_runs_see_no_s
     script.gate.set()
     assert files_holding(server.folder, own_key) == []
     assert server.stop() == 0 and "not a setting" not in server.errors  # its variables are known
+
+
+def test_a_budget_stop_shows_the_chapters_so_far_and_the_next_message_goes_on_with_more(
+    serve: Callable[..., Served], endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
+    server = serve(endpoint(demo_script).url, "--max-steps", "2")
+    api = client(server)
+    stopped = api.chat.completions.create(
+        model="deep-researcher", messages=[{"role": "user", "content": "Solar power efficiency"}]
+    )
+    answer = stopped.choices[0].message.content or ""
+    assert stopped.choices[0].finish_reason == "length"
+    assert "stopped before its report" in answer and "“continue”" in answer
+    assert server.run_json("solar-power-efficiency")["status"] == "stopped"
+    conversation = [{"role": "user", "content": "Solar power efficiency"}, {"role": "assistant", "content": answer}]
+    budgets = []
+    for _ in range(3):  # "continue" until it finishes: each resume doubles the budget that stopped it
+        went_on = api.chat.completions.create(
+            model="deep-researcher", messages=[*conversation, {"role": "user", "content": "continue"}]
+        )
+        budgets.append(server.run_json("solar-power-efficiency")["settings"]["max_steps"])
+        if went_on.choices[0].finish_reason == "stop":
+            break
+        conversation += [{"role": "user", "content": "continue"}, {"role": "assistant", "content": went_on.choices[0].message.content}]
+    assert "22 percent" in (went_on.choices[0].message.content or "")
+    assert budgets[:2] == [4, 8] and server.run_json("solar-power-efficiency")["status"] == "finished"
+    assert server.workspaces() == ["solar-power-efficiency"]
