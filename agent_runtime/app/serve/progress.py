@@ -7,11 +7,12 @@ answer from its files. Both are in the language of the conversation (Chinese or 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.serve.protocol import MARKER
-from agent_runtime.domain.layout import NOTEBOOK
+from agent_runtime.domain.layout import NOTEBOOK, OVERALL_DASHBOARD
 from agent_runtime.engine.commands import command
 
 REPORT_LIMIT = 400_000  # characters of a report sent at once (a report is far shorter)
@@ -23,6 +24,7 @@ WORDS = {
         "started": "Started (model {model}).",
         "resumed": "Resumed from the workspace's files (resume {n}).",
         "plan": "Updated the plan (the overall dashboard).",
+        "chapters": "The planned chapters:",
         "current": "Updated the current task and findings.",
         "search": "Searching: {q}",
         "read": "Reading: {url}",
@@ -47,6 +49,7 @@ WORDS = {
         "started": "已开始（模型 {model}）。",
         "resumed": "已从工作区文件继续（第 {n} 次继续）。",
         "plan": "已更新研究计划（总览仪表板）。",
+        "chapters": "计划的章节：",
         "current": "已更新当前任务和发现。",
         "search": "搜索：{q}",
         "read": "阅读：{url}",
@@ -119,6 +122,32 @@ def lines_for(event: dict[str, Any], language: str) -> list[str]:
         if path.startswith(f"{NOTEBOOK}/") and path.endswith(".md"):
             return [w["chapter"].format(path=_short(path))]
     return []
+
+
+_CHAPTER = re.compile(rf"{NOTEBOOK}/[^\s`*]+\.md")
+
+
+class PlanWatch:
+    """The outline of the plan, shown when a plan update changed it: its lines that name a chapter
+    file (the outline's form, `1. Notebook/01_x.md: what it answers`, in any language)."""
+
+    def __init__(self, workspace: Path, language: str) -> None:
+        self.file = workspace / OVERALL_DASHBOARD
+        self.language = language
+        self.shown: list[str] = []
+
+    def lines(self, event: dict[str, Any]) -> list[str]:
+        if event.get("event") != "action" or event.get("action") != "update_overall_dashboard" or event.get("error"):
+            return []
+        try:
+            text = self.file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        outline = [_short(line.strip()) for line in text.splitlines() if _CHAPTER.search(line)][:30]
+        if not outline or outline == self.shown:
+            return []
+        self.shown = outline
+        return [words(self.language)["chapters"], *(f"  {line}" for line in outline)]
 
 
 def marker_line(name: str) -> str:

@@ -44,7 +44,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent_runtime.app.serve.jobs import KEY_VARIABLE, STOP_GRACE, Job, Jobs
-from agent_runtime.app.serve.progress import answer_text, lines_for, marker_line, read_report, words
+from agent_runtime.app.serve.progress import (
+    PlanWatch,
+    answer_text,
+    lines_for,
+    marker_line,
+    read_report,
+    words,
+)
 from agent_runtime.app.serve.protocol import (
     DONE,
     KEEP_ALIVE,
@@ -180,13 +187,13 @@ class ServeApp:
         yield chunk(ident, {"role": "assistant", "content": marker_line(job.name)})
         yield chunk(ident, {"reasoning_content": w["begin"].format(title=ask.title, name=job.name) + "\n"})
         tail = EventTail(Workspace(job.workspace).events_file, job.offset)
+        plan = PlanWatch(job.workspace, ask.language)
         ended: dict[str, Any] | None = None
         quiet_since = time.monotonic()
         while True:
             over = not job.alive()
-            events, _ = await asyncio.to_thread(tail.read)
+            events, text = await asyncio.to_thread(_progress, tail, plan, ask.language)
             ended = next((e for e in reversed(events) if e.get("event") == "run_ended"), ended)
-            text = "".join(line + "\n" for event in events for line in lines_for(event, ask.language))
             if text:
                 yield chunk(ident, {"reasoning_content": text})
                 quiet_since = time.monotonic()
@@ -246,6 +253,14 @@ class ServeApp:
         }  # fmt: skip
         content = answer_text(job.name, self.folder, status, reason, report, ask.language, figures)
         return _Outcome(content, "stop" if status in ("finished", "interrupted") else "length", used)
+
+
+def _progress(tail: EventTail, plan: PlanWatch, language: str) -> tuple[list[dict[str, Any]], str]:
+    """The events appended since the last read, and their progress lines (a worker thread's work:
+    it reads the log, and the plan when it changed)."""
+    events, _ = tail.read()
+    lines = [line for event in events for line in (*lines_for(event, language), *plan.lines(event))]
+    return events, "".join(line + "\n" for line in lines)
 
 
 def _failure(reason: str) -> OpenAIError:

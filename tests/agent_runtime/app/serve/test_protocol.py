@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.app.serve.progress import answer_text, lines_for, marker_line
+from agent_runtime.app.serve.progress import PlanWatch, answer_text, lines_for, marker_line
 from agent_runtime.app.serve.protocol import MODEL, OpenAIError, parse_request
 from agent_runtime.domain.layout import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS
 
@@ -125,3 +125,15 @@ def test_an_unfinished_answer_says_how_to_go_on_and_names_the_workspace(tmp_path
     )  # fmt: skip
     assert "stopped before its report: max_steps: 20 steps reached" in text and "“continue”" in text
     assert "Chapter one." in text and f"deep-researcher inspect {tmp_path / 'solar'}" in text
+
+
+def test_the_planned_chapters_are_shown_when_the_plan_changes_them(tmp_path: Any) -> None:
+    watch = PlanWatch(tmp_path, "zh")
+    update = {"event": "action", "agent": "main", "action": "update_overall_dashboard", "arguments": {}}
+    (tmp_path / "overall_dashboard.md").write_text(
+        "# 固态电池\n\n## 研究问题\n1. 成本？\n\n## 大纲\n1. Notebook/01_成本.md：成本的变化\n2. Notebook/02_产能.md：产能\n",
+        encoding="utf-8",
+    )
+    assert watch.lines(update) == ["计划的章节：", "  1. Notebook/01_成本.md：成本的变化", "  2. Notebook/02_产能.md：产能"]
+    assert watch.lines(update) == []  # the same outline again: nothing new to show
+    assert watch.lines({**update, "error": "refused"}) == []
