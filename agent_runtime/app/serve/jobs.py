@@ -202,8 +202,9 @@ class Jobs:
         return "no output"
 
     def terminate_all(self) -> None:
-        """SIGTERM to every live run, without waiting (the server is stopping)."""
-        for job in self.live():
+        """SIGTERM to every live run, without waiting (the server is stopping). Called from a signal
+        handler: it changes nothing but the jobs' stopping flags."""
+        for job in list(self.jobs.values()):
             job.stop()
 
     def stop_all(self) -> None:
