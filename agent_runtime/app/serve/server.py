@@ -43,6 +43,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agent_runtime.app.run_state import EventTail
 from agent_runtime.app.serve.jobs import KEY_VARIABLE, STOP_GRACE, Job, Jobs
 from agent_runtime.app.serve.progress import (
     PlanWatch,
@@ -65,7 +66,6 @@ from agent_runtime.app.serve.protocol import (
     sse,
     usage,
 )
-from agent_runtime.app.view.events import EventTail
 from agent_runtime.engine.model import check_endpoint_reachable  # at start: not in the first request
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.errors import ConfigError, DeepResearcherError, SettingValueError
