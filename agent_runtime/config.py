@@ -368,6 +368,7 @@ def _expected(error: Any) -> str:
 
 
 _OTHER_VARIABLES = {"DEEP_RESEARCHER_CONFIG", "DEEP_RESEARCHER_PRICE_INPUT", "DEEP_RESEARCHER_PRICE_OUTPUT"}
+_OTHER_VARIABLES |= {"DEEP_RESEARCHER_SERVE_KEY", "DEEP_RESEARCHER_SERVE_KEEP_ALIVE"}  # read by `serve` (app/serve/)
 _warned: set[str] = set()
 
 

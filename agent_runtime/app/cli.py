@@ -1,4 +1,4 @@
-"""`deep-researcher run | resume | inspect | check | view | export | audit | batch | mcp | follow-up`.
+"""`deep-researcher run | resume | inspect | check | view | export | audit | batch | mcp | follow-up | serve`.
 
 Exit codes: 0 finished, 1 error, 2 usage, 3 stopped by a budget (resumable), 130 interrupted
 (resumable). Every failure a user can cause ends in one short message, never a traceback.
@@ -235,7 +235,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the workspaces of the runs it starts go (default: the current folder)",
     )  # fmt: skip
     _add_debug(mcp)
+    _add_serve(commands)
     return parser
+
+
+# -- serve (issue 39): the research as an OpenAI-compatible endpoint -------------------------------
+
+
+def _add_serve(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve", help="the research as an OpenAI-compatible model for chat apps (Open WebUI, LibreChat…)"
+    )
+    serve.add_argument(
+        "--folder", type=Path, default=Path("."),
+        help="where the workspaces of the researches go (default: the current folder)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--host", default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; another needs DEEP_RESEARCHER_SERVE_KEY set)",
+    )  # fmt: skip
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--jobs", type=int, default=2, help="researches at once; more get HTTP 429 (default 2)")
+    _add_run_flags(serve)  # the settings of every research it runs
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from agent_runtime.app.background_runs import flag_arguments
+    from agent_runtime.app.serve import serve_openai
+    from agent_runtime.config import load_settings
+
+    settings = load_settings(_flags(args), config_file=args.config)  # a bad value: a usage error now
+    settings.require_prices_for_cost_budget()
+    options = flag_arguments(_flags(args), args.config, args.debug)
+    return serve_openai(
+        args.folder, args.host, args.port, args.jobs, options, api_key=_flags(args).get("api_key"),
+        base_url=settings.base_url,
+    )  # fmt: skip
+
+
+# -- end of serve ----------------------------------------------------------------------------------
 
 
 _SETTING_FLAGS = (
@@ -469,6 +507,8 @@ def _command(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int
         from agent_runtime.app.mcp_server import serve_mcp
 
         return serve_mcp(args.folder)
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "resume" and _already_finished(args):
         return 0
     from agent_runtime.app.terminal_status import attach_live_view

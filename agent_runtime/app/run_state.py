@@ -1,12 +1,13 @@
 """What a run's own files say about it, for the parts of the app that watch runs from outside
-(the live view, `batch`): whether a process is working in the workspace now, and the citation
-audit's figures of its report. Read only, from files only: nothing here imports the run's engine
+(the live view, `batch`, `serve`): whether a process is working in the workspace now, the citation
+audit's figures of its report, and the events its log gained since the last look (EventTail). Read only, from files only: nothing here imports the run's engine
 beyond the workspace's names and its lock.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -124,3 +125,76 @@ def unverified_note(status: str, figures: dict[str, Any] | None) -> str | None:
     if status != "finished" or not unverified:
         return None
     return f"finished with {unverified} citation{'s' if unverified != 1 else ''} that could not be verified"
+
+
+CHUNK_BYTES = 1_000_000  # one read of the event log: a long log is read in a few large batches
+
+
+class EventTail:
+    """The complete events appended to a JSON-lines file since the last read."""
+
+    def __init__(self, path: Path, offset: int = 0) -> None:
+        self.path = path
+        self.offset = max(0, offset)
+
+    def read(self) -> tuple[list[dict[str, Any]], bool]:
+        """(new events, whether the file was replaced and reading started again from its start)."""
+        try:
+            size = os.stat(self.path).st_size
+        except OSError:
+            return [], False  # not there yet
+        reset = size < self.offset  # an append-only log never shrinks: this is another file
+        if reset:
+            self.offset = 0
+        if size == self.offset:
+            return [], reset
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read(min(size - self.offset, CHUNK_BYTES))
+        except OSError:
+            return [], reset
+        end = data.rfind(b"\n")
+        if end < 0:
+            if len(data) == CHUNK_BYTES:  # one line longer than a chunk: no event is that long, skip it
+                self.offset += len(data)
+            return [], reset  # the last line is still being written
+        self.offset += end + 1
+        events = []
+        for line in data[:end].split(b"\n"):
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # a line torn by a killed run (the next append starts a new line)
+            if isinstance(event, dict):
+                events.append(event)
+        return events, reset
+
+    def start_near_end(self, keep: int) -> int:
+        """Move to the first line that starts within the last `keep` bytes of the file, when it is
+        longer; returns the offset moved to (the bytes skipped, counted from the start)."""
+        try:
+            with self.path.open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size <= self.offset + keep:
+                    return 0
+                start = size - keep
+                handle.seek(start - 1)  # the byte before: a newline there means a line starts here
+                while True:
+                    block = handle.read(65_536)
+                    end = block.find(b"\n")
+                    if end >= 0:
+                        self.offset = handle.tell() - len(block) + end + 1
+                        return self.offset
+                    if not block:  # no line starts in the rest: it is one line still being written
+                        self.offset = size
+                        return size
+        except OSError:
+            return 0
+
+    @property
+    def more(self) -> bool:
+        try:
+            return os.stat(self.path).st_size > self.offset
+        except OSError:
+            return False

@@ -44,8 +44,7 @@ from agent_runtime.app.background_runs import (
     run_arguments,
     working_folder,
 )
-from agent_runtime.app.run_state import holds_lock_file, lock_state, utf8
-from agent_runtime.app.view.events import EventTail
+from agent_runtime.app.run_state import EventTail, holds_lock_file, lock_state, utf8
 from agent_runtime.domain.layout import MAX_PURPOSE_CHARS, MAX_TITLE_CHARS, ResearchWorkspace, title_slug
 from agent_runtime.domain.steering import follow_up_workspace
 from agent_runtime.engine.commands import command

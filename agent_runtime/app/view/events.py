@@ -22,94 +22,25 @@ that changed (`changes`), so an open page no longer fetches the whole list every
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.run_state import CHUNK_BYTES as CHUNK_BYTES  # one read, one SSE message
+from agent_runtime.app.run_state import (
+    EventTail as EventTail,  # the tail lives beside the run's other readers
+)
 from agent_runtime.app.view.responses import json_text
 from agent_runtime.app.view.workspaces import summary
 from agent_runtime.engine.workspace import Workspace
 
-CHUNK_BYTES = 1_000_000  # one read, one SSE message: a long log is sent in a few large batches
 RECENT_BYTES = 4_000_000  # of a long log, what a client starting from its beginning gets
 POLL_SECONDS = 0.25
 STATE_SECONDS = 1.0
 LIST_SECONDS = 1.0  # how often the list stream looks for changes, at least
 LIST_SHARE = 0.05  # of a core, at most, that one open page's list stream spends looking
 PING_SECONDS = 15.0
-
-
-class EventTail:
-    """The complete events appended to a JSON-lines file since the last read."""
-
-    def __init__(self, path: Path, offset: int = 0) -> None:
-        self.path = path
-        self.offset = max(0, offset)
-
-    def read(self) -> tuple[list[dict[str, Any]], bool]:
-        """(new events, whether the file was replaced and reading started again from its start)."""
-        try:
-            size = os.stat(self.path).st_size
-        except OSError:
-            return [], False  # not there yet
-        reset = size < self.offset  # an append-only log never shrinks: this is another file
-        if reset:
-            self.offset = 0
-        if size == self.offset:
-            return [], reset
-        try:
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read(min(size - self.offset, CHUNK_BYTES))
-        except OSError:
-            return [], reset
-        end = data.rfind(b"\n")
-        if end < 0:
-            if len(data) == CHUNK_BYTES:  # one line longer than a chunk: no event is that long, skip it
-                self.offset += len(data)
-            return [], reset  # the last line is still being written
-        self.offset += end + 1
-        events = []
-        for line in data[:end].split(b"\n"):
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line torn by a killed run (the next append starts a new line)
-            if isinstance(event, dict):
-                events.append(event)
-        return events, reset
-
-    def start_near_end(self, keep: int) -> int:
-        """Move to the first line that starts within the last `keep` bytes of the file, when it is
-        longer; returns the offset moved to (the bytes skipped, counted from the start)."""
-        try:
-            with self.path.open("rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                if size <= self.offset + keep:
-                    return 0
-                start = size - keep
-                handle.seek(start - 1)  # the byte before: a newline there means a line starts here
-                while True:
-                    block = handle.read(65_536)
-                    end = block.find(b"\n")
-                    if end >= 0:
-                        self.offset = handle.tell() - len(block) + end + 1
-                        return self.offset
-                    if not block:  # no line starts in the rest: it is one line still being written
-                        self.offset = size
-                        return size
-        except OSError:
-            return 0
-
-    @property
-    def more(self) -> bool:
-        try:
-            return os.stat(self.path).st_size > self.offset
-        except OSError:
-            return False
 
 
 def _message(kind: str, payload: Any, event_id: int | None = None) -> str:
