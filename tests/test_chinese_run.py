@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 CORPUS = Path(__file__).parent / "data" / "cjk_corpus" / "docs"
 TITLE = "固态电池的产业化进展"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

@@ -35,7 +35,7 @@ from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 CORPUS = Path(__file__).parent / "data" / "long_run" / "corpus"
 TITLE = "The Aurelian Fen eel-grass restoration"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, call, reply
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import start_run
+from tests.support.runs import start_run
 
 RESULT = re.compile(r"^\[(S\d+)\] ", re.M)
 
@@ -293,7 +293,7 @@ async def test_a_refused_report_sends_only_its_changed_claims_to_the_judge_again
 def test_audit_through_the_cli(tmp_path: Path) -> None:
     import asyncio
 
-    from tests.conftest import cli_env, run_cli
+    from tests.support.cli import cli_env, run_cli
 
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"

@@ -21,7 +21,7 @@ from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import RunMeta, save_meta
 from agent_runtime.testing import Reply, call, reply
-from tests.conftest import cli_env, run_cli, snapshot_outside
+from tests.support.cli import cli_env, run_cli, snapshot_outside
 
 FILE_AGENT = "You are the File agent"
 CANARY = "canary: nothing may change me\n"

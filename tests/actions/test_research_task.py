@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import re
 import signal
 import subprocess
@@ -23,7 +22,6 @@ from actions.research_task import (
     ANSWER_LIMIT,
     _Task,
     _tasks,
-    describe_unfinished,
     research_finish,
     research_task,
     research_tools,
@@ -36,8 +34,10 @@ from agent_runtime.domain.research_task_log import research_tasks
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
-from tests.agent_runtime.helpers import events, resume_run, settings, start_run
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+from tests.support.expected import notebook_with_b, stored
+from tests.support.random_logs import ended, research_task_logs, started
+from tests.support.runs import events, resume_run, settings, start_run
 
 RESEARCH = "You are a Research agent"
 FILE = "You are the File agent"
@@ -538,15 +538,6 @@ def test_a_kill_during_a_task_then_resume_reports_it_and_names_stay_unique(
 # ----------------------------------------------------------------- the resume note, directly
 
 
-def started(n: int, notes: str = "Notebook/a.md") -> dict[str, Any]:
-    return {"event": "agent_started", "agent": f"research-{n}", "task": n, "question": f"q{n}",
-            "notes_file": notes, "depth": "quick"}  # fmt: skip
-
-
-def ended(n: int, outcome: str) -> dict[str, Any]:
-    return {"event": "agent_ended", "agent": f"research-{n}", "task": n, "outcome": outcome, "steps": 2}
-
-
 def test_the_note_names_only_the_last_runs_unfinished_tasks(tmp_path: Path) -> None:
     (tmp_path / "Notebook").mkdir()
     (tmp_path / "Notebook" / "b.md").write_text("# B\n\nFact [S2].\n")
@@ -575,59 +566,19 @@ def test_the_note_names_only_the_last_runs_unfinished_tasks(tmp_path: Path) -> N
     assert unfinished_research_note(tmp_path, []) is None
 
 
-def old_last_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The reference: `_last_run` as it was, on the whole log in memory."""
-    starts = [i for i, e in enumerate(events) if e.get("event") == "run_started"]
-    for start in reversed(starts):
-        if start + 1 < len(events):
-            return events[start:]
-        events = events[:start]
-    return events
-
-
-def old_unfinished_research_note(workspace_root: Path, events: list[dict[str, Any]]) -> str | None:
-    """The reference: the note as it was built from the whole log in memory (the same words)."""
-    return describe_unfinished(workspace_root, research_tasks(old_last_run(events)))
-
-
-def random_log(rng: random.Random, length: int) -> list[dict[str, Any]]:
-    """Runs of any length (empty ones, several in a row, one last), tasks that start, end, start
-    again under the same name or end without a start, and other events between."""
-    log: list[dict[str, Any]] = []
-    for _ in range(length):
-        n = rng.randint(1, 4)
-        kind = rng.choice(["run", "run", "start", "start", "end", "end", "action", "other"])
-        if kind == "run":
-            log.append({"event": "run_started"})
-        elif kind == "start":
-            log.append(
-                {**started(n, rng.choice(["Notebook/a.md", "Notebook/b.md"])), "question": f"q{n}-{len(log)}"}
-            )
-        elif kind == "end":
-            log.append(
-                ended(n, rng.choice(["finished", "max_steps", "interrupted", "budget", "stopped", "error"]))
-            )
-        elif kind == "action":
-            log.append(
-                {"event": "action", "agent": rng.choice(["main", f"research-{n}"]), "action": "web_search"}
-            )
-        else:
-            log.append({"event": "model_call", "agent": f"research-{n}"})
-    return log
-
-
 def test_the_note_read_as_a_stream_is_the_note_read_from_the_whole_log(tmp_path: Path) -> None:
     """The resume reads the log once, as a stream, keeping the last run's tasks only: the same
-    note as `_last_run` on the whole log in memory gave, on many logs of every shape."""
-    (tmp_path / "Notebook").mkdir()
-    (tmp_path / "Notebook" / "b.md").write_text("# B\n\nFact [S2].\n")
-    rng = random.Random(20260101)
+    note as `_last_run` on the whole log in memory gave (stored in
+    tests/data/expected/unfinished_notes.json from that old way's output), on many logs of every
+    shape."""
+    root = notebook_with_b(tmp_path)
+    expected = stored("unfinished_notes.json")
+    logs = list(research_task_logs())
+    assert len(logs) == len(expected)
     notes = 0
-    for case in range(600):
-        log = random_log(rng, rng.randint(0, 24))
-        expected = old_unfinished_research_note(tmp_path, log)
-        assert unfinished_research_note(tmp_path, iter(log)) == expected, (case, log)
-        notes += expected is not None
+    for case, log in enumerate(logs):
+        assert unfinished_research_note(root, iter(log)) == expected[case], (case, log)
+        notes += expected[case] is not None
     assert 100 < notes < 550  # both kinds of answer were compared many times
 
 

@@ -22,8 +22,8 @@ from actions.research_task import research_tools
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.errors import ConfigError
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import start_run
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
+from tests.support.runs import start_run
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent_runtime.testing import Fault, ScriptedEndpoint
 from sandbox.redaction import RedactingStream, mask, redact, register_secrets
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 KEY = "sk-proj-Zq81xVbN4tLm0PqRsTuVwXyZ7788"
 PASSWORD = "hunter2-Secret"

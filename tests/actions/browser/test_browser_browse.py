@@ -23,7 +23,7 @@ from actions.browser.session import Browser
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedEndpoint
-from tests.actions.browser.browser_kit import (
+from tests.support.browser_kit import (
     Contexts,
     FakeInternet,
     Page,

@@ -19,7 +19,7 @@ import pytest
 
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.actions.browser.browser_kit import Page, Site, html, needs_chromium, site_factory
+from tests.support.browser_kit import Page, Site, html, needs_chromium, site_factory
 
 pytestmark = needs_chromium
 REPO = Path(__file__).resolve().parents[3]

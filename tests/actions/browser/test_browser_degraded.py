@@ -17,7 +17,7 @@ from actions.browser.browse import browse
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import ledger_for
-from tests.actions.browser.browser_kit import Contexts, Page, Site, html, site_factory
+from tests.support.browser_kit import Contexts, Page, Site, html, site_factory
 
 APP = html(
     "<div id='app'>Loading…</div><script>document.getElementById('app').textContent = 'Made by a script';</script>"

@@ -18,14 +18,7 @@ from actions.browser.proxy import REFUSED_HEADER, PolicyProxy
 from actions.browser.render import js_reason
 from actions.browser.session import BROWSER_USE_ENV, chromium_flags, prepare_browser_use
 from agent_runtime.app.cli import _flags, build_parser
-from tests.actions.browser.browser_kit import (
-    PRIVATE_NAME_IP,
-    FakeInternet,
-    Page,
-    Site,
-    fake_policy,
-    site_factory,
-)
+from tests.support.browser_kit import PRIVATE_NAME_IP, FakeInternet, Page, Site, fake_policy, site_factory
 
 # --------------------------------------------------------------------------------------------------
 # The proxy

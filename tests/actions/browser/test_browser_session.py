@@ -22,7 +22,7 @@ from actions.web.visit import visit_url
 from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import Settings
 from agent_runtime.testing import ScriptedModel, call, reply
-from tests.actions.browser.browser_kit import Contexts, Page, Site, html, needs_chromium, site_factory
+from tests.support.browser_kit import Contexts, Page, Site, html, needs_chromium, site_factory
 
 APP = html(
     "<div id='app'>…</div><script>document.getElementById('app').innerHTML = '<p>Rendered text, 412 Wh/kg.</p>';</script>"

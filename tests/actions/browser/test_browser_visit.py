@@ -19,7 +19,7 @@ import pytest_asyncio
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import ledger_for
-from tests.actions.browser.browser_kit import (
+from tests.support.browser_kit import (
     PRIVATE_NAME_IP,
     Contexts,
     FakeInternet,
@@ -226,7 +226,7 @@ async def test_a_private_address_given_directly_is_refused_before_the_browser(
 
 
 async def test_a_pdf_in_browser_mode_is_read_over_http(contexts: Contexts, news: Site) -> None:
-    from tests.actions.web.conftest import build_pdf
+    from tests.support.office_files import build_pdf
 
     news.routes["/paper.pdf"] = Page(
         build_pdf([["Solid-state cells reach 412 Wh/kg"]]), content_type="application/pdf"

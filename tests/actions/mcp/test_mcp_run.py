@@ -11,23 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.actions.mcp.reference import needs_reference_servers, reference_server
-from tests.actions.mcp.test_tools import HELPER, PAGE, alive
-from tests.conftest import cli_env, run_cli
-from tests.loopback import Handler, LoopbackServer, send
-
-
-def marked_pids(marker: str) -> list[int]:
-    """The processes whose environment holds `marker` (the servers of this test's config)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
+from tests.support.cli import cli_env, run_cli
+from tests.support.loopback import Handler, LoopbackServer, send
+from tests.support.mcp_servers import (
+    HELPER,
+    PAGE,
+    alive,
+    marked_pids,
+    needs_reference_servers,
+    reference_server,
+)
 
 
 @needs_reference_servers
@@ -112,7 +105,7 @@ def test_bad_config_is_a_usage_error_before_anything_starts(tmp_path: Path) -> N
 
 @needs_reference_servers
 def test_check_lists_each_server_and_its_tools(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
-    from tests.agent_runtime.app.test_check import calls_tools, check, line
+    from tests.support.check_cli import calls_tools, check, line
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

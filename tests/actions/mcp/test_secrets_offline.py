@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import ScriptedEndpoint, call, reply
-from tests.actions.mcp.test_tools import HELPER
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.mcp_servers import HELPER
 
 ENV_VALUE = "mtv-5a4b3c2d1e0f9988"  # env "MY_TOKEN_VALUE": a name no pattern says is secret
 FILE_VALUE = "mfv-77aa66bb55cc4433"  # from the envFile
@@ -61,7 +61,7 @@ def test_run_with_a_server_that_cannot_start_shows_no_credential_and_never_says_
 
 
 def test_check_shows_no_credential(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
-    from tests.agent_runtime.app.test_check import calls_tools, check
+    from tests.support.check_cli import calls_tools, check
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -19,25 +19,8 @@ from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import ActionSet
 from agent_runtime.engine.tool_modes import action_schema
 from agent_runtime.testing import scratch_context
-from tests.actions.mcp.reference import needs_reference_servers, reference_server
-from tests.loopback import Handler, LoopbackServer, send
-
-HELPER = str(Path(__file__).with_name("helper_server.py"))
-PAGE = (
-    "<html><head><title>Tides of Lyme</title></head><body><article><h1>Tides of Lyme</h1>"
-    "<p>The spring tide at Lyme Regis reached 4.2 metres on 3 March, the highest this year, according "
-    "to the harbour master.</p><p>Fishing boats stayed in port for two days while the water was high.</p>"
-    "</article></body></html>"
-)
-
-
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+from tests.support.loopback import Handler, LoopbackServer, send
+from tests.support.mcp_servers import HELPER, PAGE, alive, needs_reference_servers, reference_server
 
 
 def config(tmp_path: Path, servers: dict[str, object]) -> Path:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Route, WebServer
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.web_server import Route, WebServer
 
 PAGES_EN = {
     "/curie": ("Marie Curie - Encyclopedia", """<h1>Marie Curie</h1>

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from conftest import Route, WebServer
-
 from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
+from tests.support.web_server import Route, WebServer
 
 REPO = Path(__file__).resolve().parents[3]
 RESULT_LINE = re.compile(r"^\[(S\d+)\] .*? — (\S+)(?: — .*)?$", re.M)
@@ -172,7 +171,7 @@ def test_a_run_over_a_searxng_endpoint(
 
 
 def test_a_run_over_office_documents_names_what_it_cannot_read(tmp_path: Path) -> None:
-    from office_files import make_docx, make_pptx
+    from tests.support.office_files import make_docx, make_pptx
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
-from conftest import ContextFactory, Route, WebServer
 
 from actions.web import extract as extract_module
 from actions.web.fetch import BROTLI, ZSTD, Fetcher, FetchLimits, FetchResult
@@ -20,6 +19,7 @@ from actions.web.visit import visit_url
 from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.errors import FetchError
 from sandbox.url_policy import URLPolicy
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 MB = 1024 * 1024
 LINE = b"<p>Battery bomb paragraph with some words 0123456789.</p>\n"

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ContextFactory
 
 from actions.web.corpus_text import fts_query
 from actions.web.local_corpus import LocalCorpus, read_document
@@ -17,6 +16,7 @@ from actions.web.search import web_search
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import CorpusError
+from tests.support.web_server import ContextFactory
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ from typing import Any
 from agent_runtime.app.background_runs import environment, flag_arguments, launch, run_arguments
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.testing import ScriptedEndpoint
-from tests.actions.mcp.test_tools import alive
-from tests.agent_runtime.app.batch.scripted import BatchScript, progress_writes
-from tests.conftest import cli_env
+from tests.support.batch_script import BatchScript, progress_writes
+from tests.support.cli import cli_env
+from tests.support.mcp_servers import alive
 
 KEY = "sk-children-secret-77aa"
 

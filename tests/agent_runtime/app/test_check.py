@@ -17,16 +17,11 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from agent_runtime.testing import Reply, ScriptedEndpoint, reply
+from tests.support.check_cli import calls_tools, check, line
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 CHROMIUM = shutil.which("chromium")
-
-
-def calls_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
-    if tools:
-        return reply(call("report_word", word="ready"))
-    return reply(content='{"action": "report_word", "arguments": {"word": "ready"}}')
 
 
 def only_text_unless_asked_for_json(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
@@ -79,22 +74,6 @@ def json_server() -> Iterator[Callable[[int, dict[str, Any]], str]]:
     for server in servers:
         server.shutdown()
         server.server_close()
-
-
-def check(base_url: str, *flags: str, tmp_path: Path, **env: str) -> CliResult:
-    environment = cli_env(None, HOME=str(tmp_path / "home"), **env)
-    for key in ("TAVILY_API_KEY", "SERPER_API_KEY", "BRAVE_API_KEY", "JINA_API_KEY", "SEARXNG_URL"):
-        environment.pop(key, None)
-    environment.update(env)
-    return run_cli(
-        ["check", "--base-url", base_url, "--api-key", "test-key", *flags], environment, cwd=tmp_path
-    )
-
-
-def line(result: CliResult, what: str) -> str:
-    found = [text for text in result.stdout.splitlines() if text[6:].startswith(what)]
-    assert found, f"no {what!r} line in:\n{result.stdout}{result.stderr}"
-    return found[0]
 
 
 def test_a_working_setup_passes_every_check(endpoint: Any, corpus: Path, tmp_path: Path) -> None:

@@ -10,42 +10,10 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Fault, Reply, ScriptedEndpoint, call, raw_call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli
+from tests.support.research_script import research_script, with_fault_at
 
 Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply | Fault]
-
-
-def research_script(workspace: Path) -> Script:
-    """Blueprint → current dashboard → report file → all_finished, decided from what the model sees."""
-
-    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | Fault:
-        seen = json.dumps(messages)
-        if "phase: writing" in seen:
-            write_cited_report(workspace)
-            return reply(
-                call("all_finished", result="Solid-state batteries: a summary.", report_path="draft.md")
-            )
-        if "Q1: cost per kWh" in seen:
-            return reply(call("update_current_dashboard", content="# Current\n\nphase: writing\n"))
-        return reply(
-            call(
-                "update_overall_dashboard",
-                content="# Solid-state\n\n## Research questions\n- Q1: cost per kWh\n",
-            )
-        )
-
-    return script
-
-
-def with_fault_at(script: Script, index: int, fault: Reply | Fault) -> Script:
-    """Answer request number `index` (0-based, as the endpoint counts) with `fault` instead."""
-    served = {"n": 0}
-
-    def wrapped(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | Fault:
-        served["n"] += 1
-        return fault if served["n"] - 1 == index else script(messages, tools)
-
-    return wrapped
 
 
 def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:

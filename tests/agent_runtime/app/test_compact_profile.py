@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 
 def first_request(tmp_path: Path, title: str, *flags: str) -> dict[str, Any]:

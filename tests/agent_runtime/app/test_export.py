@@ -26,9 +26,9 @@ from agent_runtime.app.researcher import Researcher
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import ExportError
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
-from tests.agent_runtime.helpers import settings, start_run
-from tests.conftest import cli_env, run_cli
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.cli import cli_env, run_cli
+from tests.support.loopback import Handler, LoopbackServer, send
+from tests.support.runs import settings, start_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.engine.writers import Writers
-from tests.half_saves import run_with_half_saves
+from tests.support.half_saves import run_with_half_saves
 
 SAVES = 12
 

@@ -15,9 +15,8 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.actions.mcp.test_mcp_run import marked_pids
-from tests.actions.mcp.test_tools import alive
-from tests.conftest import cli_env, write_cited_report
+from tests.support.cli import cli_env, write_cited_report
+from tests.support.mcp_servers import alive, marked_pids
 
 
 def research_script(folder: Path) -> Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]:

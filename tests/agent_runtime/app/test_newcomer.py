@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.app.test_cli import research_script
-from tests.conftest import CliResult, cli_env, run_cli
+from tests.support.cli import CliResult, cli_env, run_cli
+from tests.support.research_script import research_script
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -20,7 +20,7 @@ from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.loopback import Handler, LoopbackServer, send
 
 REPO = Path(__file__).resolve().parents[3]
 FACT = "The merger with Northwind closes in the third quarter."

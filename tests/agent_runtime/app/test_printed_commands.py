@@ -15,7 +15,7 @@ import pytest
 from agent_runtime.app.view.workspaces import summary
 from agent_runtime.engine.commands import command, raised_budget, resume_command, with_note
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 
 def pastes(line: str) -> list[str]:

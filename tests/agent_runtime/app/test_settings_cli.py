@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 
 def test_a_bad_variable_is_a_usage_error_that_names_it(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.runs import events
 
 CHAPTER = "Notebook/01_price.md"
 SECONDS_PER_REPLY = 0.7

@@ -17,7 +17,7 @@ from agent_runtime.domain.layout import template_text
 from agent_runtime.engine.tokens import TokenEstimator
 from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 FILE_AGENT = "You are the File agent"
 TITLES = {"en": "Sodium-ion cells for grid storage", "zh": "钠离子电池在电网储能中的应用"}

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.cli import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.runs import events
 
 Endpoint = Callable[[Any], ScriptedEndpoint]
 

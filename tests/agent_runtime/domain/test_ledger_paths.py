@@ -17,7 +17,7 @@ from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 OUTSIDE_TEXT = "the secret diary outside the workspace"
 

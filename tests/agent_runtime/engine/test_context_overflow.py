@@ -29,9 +29,9 @@ from agent_runtime.testing import (
     count_tokens,
     reply,
 )
-from tests.agent_runtime.engine.test_model import client
-from tests.agent_runtime.helpers import finish_with_report, read_fixture, settings
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+from tests.support.model_client import client
+from tests.support.runs import finish_with_report, read_fixture, settings
 
 MODEL = "small-model"
 SUMMARY_SYSTEM = "You maintain the current dashboard"

@@ -33,7 +33,8 @@ from agent_runtime.engine.writers import LOOK, QUIET, WAIT_LIMIT, Writers
 from agent_runtime.errors import StateEditedError
 from agent_runtime.language import dashboard_words, detect
 from agent_runtime.testing import Reply, ScriptedModel, call, reply, scratch_context
-from tests.agent_runtime.helpers import (
+from tests.support.half_saves import shown_texts
+from tests.support.runs import (
     events,
     finish_with_report,
     is_summary_request,
@@ -41,7 +42,6 @@ from tests.agent_runtime.helpers import (
     settings,
     start_run,
 )
-from tests.half_saves import shown_texts
 
 USER_TEXT = "# Current\n- the user's plan: costs first\n"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.cli import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.runs import events
 
 PROSE = "Let me think about how to approach this research in detail. " * 400  # cut at the cap
 

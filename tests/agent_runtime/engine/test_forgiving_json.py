@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.runs import events
 
 Endpoint = Callable[[Any], ScriptedEndpoint]
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, raw_call
-from tests.agent_runtime.helpers import finish_with_report, start_run
+from tests.support.runs import finish_with_report, start_run
 
 EXIT_CODES = {"finished": 0, "error": 1, "stopped": 3}
 # Actions that stay on this machine (the local corpus for search; no URL visits, no browser).

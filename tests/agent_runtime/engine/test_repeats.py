@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_runtime.engine.repeats import STOP_AT, STOP_EXACT_AT, RepeatWatch, nearly_equal, targets
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import finish_with_report, start_run
+from tests.support.runs import finish_with_report, start_run
 
 FILE_AGENT = "You are the File agent"
 CHAPTERS = 12

@@ -11,8 +11,7 @@ import pytest
 
 from agent_runtime.engine.summaries import summary_cap, summary_problem
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.engine.test_compression import researcher, step_counter
-from tests.agent_runtime.helpers import events, finish_with_report, is_summary_request
+from tests.support.runs import events, finish_with_report, is_summary_request, researcher, step_counter
 
 DASHBOARD = (
     "# Current dashboard\n\n## Task at hand\nPrices.\n\n## Findings so far\n- cheaper [S2]\n\n"

@@ -13,9 +13,9 @@ import pytest
 
 from agent_runtime.errors import ModelUnreachableError
 from agent_runtime.testing import Fault, ScriptedEndpoint
-from tests.agent_runtime.app.test_cli import research_script, with_fault_at
-from tests.agent_runtime.engine.test_model import MESSAGES, client, faults_then_success
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.model_client import MESSAGES, client, faults_then_success
+from tests.support.research_script import research_script, with_fault_at
 
 CUT = '{"id": "x", "choices": ['
 HTML = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"

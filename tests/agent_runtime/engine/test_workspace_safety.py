@@ -22,8 +22,8 @@ from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_record import EventLog, RunMeta, load_meta, save_meta
 from agent_runtime.testing import Reply, ScriptedEndpoint, ScriptedModel, call, reply
-from tests.agent_runtime.app.test_kill_resume import Gate, resume_env, script_for, start_cli
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+from tests.support.kill_resume import Gate, resume_env, script_for, start_cli
 
 
 def finishing(workspace: Path) -> Callable[..., Reply]:

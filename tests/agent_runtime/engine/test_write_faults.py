@@ -17,8 +17,8 @@ import sandbox.safe_write
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.run_record import EventLog
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import resume_run, start_run
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
+from tests.support.runs import resume_run, start_run
 
 
 def research(workspace: Path) -> Any:

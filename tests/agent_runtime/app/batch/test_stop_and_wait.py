@@ -16,8 +16,8 @@ from typing import Any
 
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.batch.scripted import BatchScript, progress_writes, results, write_jsonl
-from tests.conftest import cli_env, run_cli
+from tests.support.batch_script import BatchScript, progress_writes, results, write_jsonl
+from tests.support.cli import cli_env, run_cli
 
 FLAGS = ["--verify-citations", "lexical"]
 

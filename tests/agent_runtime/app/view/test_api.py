@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN, make_workspace
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN, make_workspace
 
 
 def test_the_list_shows_each_workspace_with_its_title_status_and_figures(client: TestClient, runs: Path) -> None:

@@ -20,33 +20,15 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.view.conftest import RunningView, make_workspace
-from tests.agent_runtime.app.view.scenario import PURPOSE, TITLE, Research, page_server
-from tests.agent_runtime.app.view.test_events import big_log
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import CHROMIUM, RunningView, big_log, make_workspace, wait_js, wait_until
+from tests.support.view_scenario import PURPOSE, TITLE, Research, page_server
 
-CHROMIUM = "/usr/bin/chromium"
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium is not installed at {CHROMIUM}")
 
 MARK = "STEER-7: compare the cost per kWh with lithium-ion packs first"
 STEERED = f"# Current dashboard\n\n## Task\n{MARK}\n\n## Next steps\n- read market notes\n"
-
-
-def wait_until(condition: Callable[[], Any], seconds: float, what: str) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def wait_js(page: Any, expression: str, seconds: float = 30) -> Any:
-    """Poll a JavaScript expression (page.wait_for_function evaluates strings with eval, which the
-    view's Content-Security-Policy forbids, as it should)."""
-    return wait_until(lambda: page.evaluate(expression), seconds, expression)
 
 
 def shown_in(request: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view.control import run_started
 from agent_runtime.app.view.events import EventTail
 from agent_runtime.engine.workspace import Workspace
-from tests.agent_runtime.app.view.conftest import AUTH
+from tests.support.view import AUTH
 
 # Holds a workspace as a run does (agent_runtime.engine.workspace.RunLock) and ends like the CLI on Ctrl-C.
 HOLDER = """

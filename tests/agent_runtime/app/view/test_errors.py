@@ -22,8 +22,8 @@ from agent_runtime.app.view.events import stream
 from agent_runtime.app.view.responses import Contained
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN, RunningView, make_workspace
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN, RunningView, make_workspace
 
 BAD_OFFSETS = ["²", "9" * 5000, "-1", "1e3", " 7", "0x10", "12345678901234567890123"]
 

@@ -18,8 +18,8 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.limits import MAX_BODY_BYTES, MAX_HEAD_BYTES, MAX_HEADER_BYTES, MAX_HEADERS
 from agent_runtime.app.view.workspaces import MAX_DOCUMENT_BYTES
-from tests.agent_runtime.app.view.conftest import AUTH, RunningView
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import AUTH, RunningView
 
 SAVE = "/api/dashboards/current_dashboard.md?ws=ssb"
 

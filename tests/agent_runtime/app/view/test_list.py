@@ -19,9 +19,8 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view import workspaces
 from agent_runtime.app.view.workspaces import Folder
 from agent_runtime.engine.run_record import load_meta, save_meta
-from tests.agent_runtime.app.view.conftest import AUTH, RunningView, make_workspace
-from tests.agent_runtime.app.view.test_serve import sse_messages
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import AUTH, RunningView, make_workspace, sse_messages
 
 LONG_AGO = time.time() - 3600  # older than workspaces.RACY_SECONDS: what was read of it is kept
 

@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.agent_runtime.app.view.conftest import RunningView, make_workspace
-from tests.agent_runtime.app.view.test_browser import CHROMIUM, wait_js
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import CHROMIUM, RunningView, make_workspace, wait_js
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(

@@ -10,15 +10,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
 from agent_runtime.app.view.events import CHUNK_BYTES, RECENT_BYTES
-from tests.agent_runtime.app.view.conftest import RunningView
-from tests.agent_runtime.app.view.test_events import big_log
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.view import RunningView, big_log, sse_messages
 
 
 def listening_addresses(port: int) -> set[str]:
@@ -35,18 +34,6 @@ def listening_addresses(port: int) -> set[str]:
             if int(hex_port, 16) == port and state == "0A":  # LISTEN
                 found.add(address)
     return found
-
-
-def sse_messages(lines: Iterator[str]) -> Iterator[dict[str, str]]:
-    message: dict[str, str] = {}
-    for text in lines:
-        if text == "":
-            if message:
-                yield message
-            message = {}
-        elif not text.startswith(":"):
-            key, _, value = text.partition(": ")
-            message[key] = value
 
 
 def test_the_view_serves_127_0_0_1_only_streams_the_log_and_stops_cleanly_on_ctrl_c(

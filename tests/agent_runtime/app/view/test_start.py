@@ -21,9 +21,9 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN, RunningView
-from tests.agent_runtime.app.view.scenario import PURPOSE, TITLE, Research, page_server
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN, RunningView
+from tests.support.view_scenario import PURPOSE, TITLE, Research, page_server
 
 KEY = "sk-view-secret-4b1d9e"
 
