@@ -208,6 +208,8 @@ async def test_a_file_swapped_for_a_link_out_during_the_sync_is_not_read(
         (corpus / "lithium.txt").symlink_to(tmp_path / "private.md")
         return found
 
+    # Patched by name until the corpus watcher is rebuilt on watchfiles (issue 35): the swap must land
+    # between the walk and the read, where no public hook is yet.
     monkeypatch.setattr(local, "_walk", walk_then_swap)
     report = local.sync()
     monkeypatch.undo()

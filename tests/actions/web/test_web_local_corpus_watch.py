@@ -144,6 +144,7 @@ async def test_out_of_watches_falls_back_to_walking(
     def no_more_watches(self: object, path: str) -> int:
         raise OSError(28, "inotify_add_watch failed: no space left (fs.inotify.max_user_watches)")
 
+    # Patched by name: the ctypes inotify goes with the move to watchfiles (issue 35).
     monkeypatch.setattr(corpus_watch._Inotify, "add", no_more_watches)
     local = make_corpus(corpus, tmp_path)
     assert await urls(local, "cobalt") == ["corpus:notes/sodium.md"]

@@ -606,6 +606,8 @@ def test_a_failed_or_interrupted_append_leaves_no_half_line(
         write(fd, data[: len(data) // 2])
         raise failure
 
+    # Patched by name: a write(2) that stops halfway sits below every caller; a real one (RLIMIT_FSIZE)
+    # gives EFBIG but cannot give the interrupt case.
     monkeypatch.setattr(journal_module, "_write_all", half_then_fail)
     with pytest.raises(raised):  # a full disk is named as such, as atomic_write_text names it
         ledger.register("https://example.com/failed", "Failed")

@@ -74,6 +74,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
     fake = FakeClock()
     monkeypatch.setattr(workspace_module, "time", fake)
     monkeypatch.setattr(writers_module, "time", fake)
+    # Patched by name until engine/workspace.py offers an injectable clock and watcher (issue 35's split of it).
     monkeypatch.setattr(writers_module, "_inotify", lambda: None)
     yield fake
 
@@ -325,6 +326,7 @@ def test_a_save_landing_between_the_check_and_the_swap_is_kept_and_shown(
         rename_over(ws.current_dashboard, USER_TEXT)  # in the instant after the check
         return key
 
+    # Patched by name: the user's save must land between the check and the swap (no hook there yet).
     monkeypatch.setattr(ws, "_unchanged", check_then_user_saves)
     replaced = ws.write_state(CURRENT_DASHBOARD, "# Current\n- the agent's\n", unless_edited=True)
     assert replaced.unseen_text == USER_TEXT  # the model is told, with the text

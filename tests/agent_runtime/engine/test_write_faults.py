@@ -57,6 +57,8 @@ class FailingDisk:
             real_append(log, data)
 
         monkeypatch.setattr(sandbox.safe_write, "atomic_write_bytes", replace)
+        # The event log's append, patched by name: it is below every caller, and the one other writer
+        # (atomic_write_bytes) is public; one public append helper would be the seam (issue 35's write helpers).
         monkeypatch.setattr(EventLog, "_write", append)
 
     def _tick(self) -> None:

@@ -64,6 +64,7 @@ def test_files_that_did_not_change_are_not_read_again(
         age(make_workspace(runs / f"old-{n}", title=f"Old run {n}"))
     age(runs / "ssb")
     reads: list[Path] = []
+    # Patched by name (no seam): how many times the costly read runs is what this test measures.
     real = workspaces._from_files
     monkeypatch.setattr(workspaces, "_from_files", lambda path: reads.append(path) or real(path))
     first = client.get("/api/workspaces", headers=AUTH).json()["workspaces"]
