@@ -185,7 +185,7 @@ async def test_a_server_that_refuses_tool_choice_is_asked_without_it(
 
 
 async def test_a_wait_that_overruns_the_deadline_names_the_last_failure(
-    endpoint: Callable[..., ScriptedEndpoint], monkeypatch: pytest.MonkeyPatch
+    endpoint: Callable[..., ScriptedEndpoint],
 ) -> None:
     """On a busy machine the backoff sleep can end past the deadline: the error is the server's
     failure, not "working but had not answered after 0 s"."""
@@ -194,7 +194,8 @@ async def test_a_wait_that_overruns_the_deadline_names_the_last_failure(
     async def oversleep(delay: float) -> None:
         await real_sleep(delay + 1.2)
 
-    monkeypatch.setattr("agent_runtime.engine.model.asyncio.sleep", oversleep)
     server = endpoint(lambda m, t: Fault(500))
     with pytest.raises(ModelUnreachableError, match=r"HTTP 500 \(after 1 attempt"):
-        await client(server.url, deadline=1.0, max_retries=100, backoff_base=0.01).complete(MESSAGES, [])
+        await client(server.url, deadline=1.0, max_retries=100, backoff_base=0.01, sleep=oversleep).complete(
+            MESSAGES, []
+        )
