@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.support.view import ORIGIN, PORT, TOKEN, RunningView, make_workspace, start_view
+from tests.support.view import CHROMIUM, ORIGIN, PORT, TOKEN, RunningView, make_workspace, start_view
 
 
 @pytest.fixture
@@ -42,3 +43,27 @@ def view_process() -> Iterator[Callable[..., RunningView]]:
         if view.process.poll() is None:
             view.process.kill()
         view.process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a module's page tests: starting the driver and the browser is the
+    slow part of each, and a fresh context per page keeps the tests apart."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Any]:
+    """The module's Chromium; the pages and contexts a test opens are closed after it, so no test
+    sees another's cookies, storage or tabs."""
+    before = list(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            context.close()
