@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.support.cli import cli_env, run_cli
 
@@ -19,6 +21,7 @@ RESULT_LINE = re.compile(r"^\[(S\d+)\] ", re.M)
 SOLID_STATE = re.compile(r"^\[(S\d+)\] 固态电池的产业化进程", re.M)
 
 
+@pytest.mark.slow
 def test_a_research_in_chinese(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)

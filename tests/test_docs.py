@@ -112,6 +112,7 @@ def test_the_nav_lists_every_page_once_and_only_pages_that_exist() -> None:
     assert len(listed) == len(set(listed)), listed
 
 
+@pytest.mark.slow
 def test_the_site_builds_strictly_and_fetches_nothing() -> None:
     """Strict, so that a broken link, anchor or nav fails the build; no web fonts and no plugin but
     the built-in search, so that a build needs no network."""

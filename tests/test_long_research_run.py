@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import read_events
@@ -504,6 +506,7 @@ def source_text(workspace: Path, ledger: Ledger, source_id: str) -> str:
     return " ".join(text.split())
 
 
+@pytest.mark.slow
 def test_a_long_research_run_through_the_cli(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.support.cli import cli_env, run_cli
 from tests.support.writing import CHAPTERS, chapter_text, fact
@@ -68,6 +70,7 @@ def script_for(workspace: Path) -> tuple[Any, dict[str, Any]]:
     return script, state
 
 
+@pytest.mark.slow
 def test_a_long_report_is_written_once_and_assembled_by_code(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -44,6 +44,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(dist.glob("deep_researcher-*.whl"))
 
 
+@pytest.mark.slow
 def test_wheel_carries_prompts_and_template_and_runs_from_a_plain_install(tmp_path: Path, wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "prompts/main_system.j2" in names
@@ -86,6 +87,7 @@ def _search_then_finish(workspace: Path) -> Any:
     return script
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_with_the_stock_pip_and_runs_from_its_entry_point(
     tmp_path: Path, endpoint: Any, wheel: Path
 ) -> None:

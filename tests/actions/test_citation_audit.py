@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.testing import Reply, call, reply
 from tests.support.runs import start_run
@@ -290,6 +292,7 @@ async def test_a_refused_report_sends_only_its_changed_claims_to_the_judge_again
     assert [r["verdict"] for r in data["citations"]] == ["supported", "supported"]
 
 
+@pytest.mark.slow
 def test_audit_through_the_cli(tmp_path: Path) -> None:
     import asyncio
 

@@ -418,6 +418,7 @@ async def test_three_tasks_in_one_reply_each_write_their_notes_with_one_ledger(
     assert result.totals.model_calls == len(model.requests)
 
 
+@pytest.mark.slow
 def test_three_tasks_run_at_the_same_time_through_the_cli(
     tmp_path: Path, corpus: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -490,6 +491,7 @@ def kill_script(ws: Path, gate: threading.Event, release: threading.Event) -> An
     return script
 
 
+@pytest.mark.slow
 def test_a_kill_during_a_task_then_resume_reports_it_and_names_stay_unique(
     tmp_path: Path, corpus: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:

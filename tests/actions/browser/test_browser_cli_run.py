@@ -47,6 +47,7 @@ def browser_agent_step(messages: list[dict[str, Any]]) -> Reply:
     )
 
 
+@pytest.mark.slow
 def test_a_run_reads_a_script_page_and_browses_then_leaves_no_browser(
     tmp_path: Path, make_site: Callable[[], Site]
 ) -> None:

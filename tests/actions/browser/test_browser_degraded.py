@@ -81,6 +81,7 @@ def site(make_site: Callable[[], Site]) -> Site:
     return site
 
 
+@pytest.mark.slow
 async def test_auto_mode_reads_over_http_and_says_the_browser_is_missing(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:
@@ -100,6 +101,7 @@ async def test_auto_mode_reads_over_http_and_says_the_browser_is_missing(
     assert browser.pid is None  # nothing was started
 
 
+@pytest.mark.slow
 async def test_an_empty_shell_fails_with_the_reason_when_the_browser_is_missing(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:
@@ -112,6 +114,7 @@ async def test_an_empty_shell_fails_with_the_reason_when_the_browser_is_missing(
     assert "no readable text" in obs.text and words in obs.text
 
 
+@pytest.mark.slow
 async def test_browser_mode_falls_back_to_http_with_a_note(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:
@@ -126,6 +129,7 @@ async def test_browser_mode_falls_back_to_http_with_a_note(
     assert site.requests == ["/article"]
 
 
+@pytest.mark.slow
 async def test_browse_answers_that_the_browser_is_not_installed(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:

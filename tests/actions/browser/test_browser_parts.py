@@ -50,6 +50,7 @@ def site(make_site: Callable[[], Site]) -> Site:
     return site
 
 
+@pytest.mark.slow
 async def test_the_proxy_forwards_a_public_request_with_connection_close(
     proxy: tuple[PolicyProxy, FakeInternet], site: Site
 ) -> None:
@@ -64,6 +65,7 @@ async def test_the_proxy_forwards_a_public_request_with_connection_close(
     assert not server.blocked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("host", "words"),
     [

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.support.cli import cli_env, run_cli
 from tests.support.loopback import Handler, LoopbackServer, send
@@ -23,6 +25,7 @@ from tests.support.mcp_servers import (
 )
 
 
+@pytest.mark.slow
 @needs_reference_servers
 def test_run_calls_mcp_tools_and_cites_the_fetched_source(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
@@ -80,6 +83,7 @@ def test_run_calls_mcp_tools_and_cites_the_fetched_source(
     assert not [pid for pid in marked_pids(value) if alive(pid)]
 
 
+@pytest.mark.slow
 def test_server_that_cannot_start_ends_the_run_with_exit_1(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -93,6 +97,7 @@ def test_server_that_cannot_start_ends_the_run_with_exit_1(
     assert "Traceback" not in result.stderr and not server.requests  # no model call was made
 
 
+@pytest.mark.slow
 def test_bad_config_is_a_usage_error_before_anything_starts(tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
     config.write_text('{"mcpServers": {"time": {"command": "uvx", "args": "mcp-server-time"}}}')
@@ -103,6 +108,7 @@ def test_bad_config_is_a_usage_error_before_anything_starts(tmp_path: Path) -> N
     assert not (tmp_path / "ws").exists()
 
 
+@pytest.mark.slow
 @needs_reference_servers
 def test_check_lists_each_server_and_its_tools(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     from tests.support.check_cli import calls_tools, check, line
@@ -126,6 +132,7 @@ def test_check_lists_each_server_and_its_tools(tmp_path: Path, endpoint: Callabl
     assert result.code == 1 and line(result, "search").startswith("ok ")
 
 
+@pytest.mark.slow
 def test_budget_stop_and_interrupt_leave_no_server(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     import signal
     import subprocess
@@ -168,6 +175,7 @@ def test_budget_stop_and_interrupt_leave_no_server(tmp_path: Path, endpoint: Cal
     assert not any(alive(pid) for pid in during) and not [p for p in marked_pids(marker) if alive(p)]
 
 
+@pytest.mark.slow
 def test_research_agents_get_the_mcp_tools(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"helper": {"command": sys.executable, "args": [HELPER]}}}))

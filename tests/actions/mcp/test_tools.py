@@ -58,6 +58,7 @@ async def started(ctx: ActionContext, path: Path) -> tuple[McpServers, ActionSet
     return servers, ActionSet.of(servers.actions)
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_time_server_tools_with_their_own_schema(ctx: ActionContext, tmp_path: Path) -> None:
     path = config(tmp_path, {"time": reference_server("mcp_server_time", "--local-timezone", "Europe/London")})
@@ -83,6 +84,7 @@ async def test_time_server_tools_with_their_own_schema(ctx: ActionContext, tmp_p
     assert brief["name"] == "mcp__time__get_current_time" and brief["parameters"]["required"] == ["timezone"]
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_allow_and_deny_lists(ctx: ActionContext, tmp_path: Path) -> None:
     path = config(tmp_path, {
@@ -93,6 +95,7 @@ async def test_allow_and_deny_lists(ctx: ActionContext, tmp_path: Path) -> None:
     assert actions.names() == ["mcp__only__convert_time", "mcp__but__authorization", "mcp__but__pid", "mcp__but__memo"]
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_fetched_page_becomes_a_source(
     ctx: ActionContext, tmp_path: Path, page_server: LoopbackServer
@@ -142,6 +145,7 @@ async def test_embedded_document_large_result_and_environment(
     assert set(names) <= allowed
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_a_server_that_cannot_start(tmp_path: Path) -> None:
     path = config(tmp_path, {"time": reference_server("mcp_server_time"), "db": python_server(HELPER, "--fail")})
@@ -193,6 +197,7 @@ async def test_servers_stop_with_the_run(ctx: ActionContext, tmp_path: Path) -> 
     assert not any(alive(p) for p in pids)
 
 
+@pytest.mark.slow
 async def test_streamable_http_server_with_headers(ctx: ActionContext, tmp_path: Path) -> None:
     import socket
     import subprocess

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
@@ -79,6 +81,7 @@ def check_sources(workspace: Path, expected_urls: list[str]) -> Ledger:
     return ledger
 
 
+@pytest.mark.slow
 def test_a_run_over_the_local_corpus(tmp_path: Path, make_pdf: Callable[..., bytes]) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -117,6 +120,7 @@ def test_a_run_over_the_local_corpus(tmp_path: Path, make_pdf: Callable[..., byt
     assert (workspace / ".runtime" / "corpus").is_dir()  # the index lives with the run
 
 
+@pytest.mark.slow
 def test_a_run_over_a_searxng_endpoint(
     tmp_path: Path, web_server: WebServer, make_server: Callable[[], WebServer]
 ) -> None:

@@ -16,6 +16,7 @@ from tests.support.research_script import research_script, with_fault_at
 Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply | Fault]
 
 
+@pytest.mark.slow
 def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
     server = endpoint(research_script(ws))
@@ -92,6 +93,7 @@ FAULTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(FAULTS))
 def test_each_fault_is_survived_and_the_run_finishes(
     name: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
@@ -118,6 +120,7 @@ def test_each_fault_is_survived_and_the_run_finishes(
         assert len(retries) == 1 and retries[0]["attempt"] == 1
 
 
+@pytest.mark.slow
 def test_no_api_key_is_a_clear_error(tmp_path: Path) -> None:
     result = run_cli(["run", "T", "--workspace", str(tmp_path / "ws")], cli_env())
     assert result.code == 1
@@ -125,6 +128,7 @@ def test_no_api_key_is_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "ws").exists()
 
 
+@pytest.mark.slow
 def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
     result = run_cli(
         ["run", "T", "--workspace", str(tmp_path / "ws"), "--base-url", "http://127.0.0.1:9/v1"], cli_env()
@@ -133,6 +137,7 @@ def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
     assert "cannot reach the model endpoint" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_endpoint_refusing_the_model_is_a_clear_error(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -149,6 +154,7 @@ def test_endpoint_refusing_the_model_is_a_clear_error(
     assert json.loads((tmp_path / "ws" / ".runtime" / "run.json").read_text())["status"] == "error"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -163,6 +169,7 @@ def test_usage_errors_exit_2(args: list[str], message: str) -> None:
     assert result.code == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_invalid_setting_values_are_clear_errors(tmp_path: Path) -> None:
     result = run_cli(
         ["run", "T", "--workspace", str(tmp_path / "ws"), "--max-steps", "0"],
@@ -173,6 +180,7 @@ def test_invalid_setting_values_are_clear_errors(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_workspace_holding_a_run_is_not_overwritten(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -185,6 +193,7 @@ def test_a_workspace_holding_a_run_is_not_overwritten(
     assert (ws / "overall_dashboard.md").read_text() == before
 
 
+@pytest.mark.slow
 def test_inspect_and_resume_of_a_folder_that_is_not_a_workspace(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("my own file")
     for command in (["inspect", str(tmp_path)], ["resume", str(tmp_path), "--api-key", "k"]):
@@ -200,6 +209,7 @@ def test_inspect_and_resume_of_a_folder_that_is_not_a_workspace(tmp_path: Path) 
     )
 
 
+@pytest.mark.slow
 def test_json_tool_mode_end_to_end(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
     native = research_script(ws)

@@ -59,6 +59,7 @@ def resume_to_the_end(ws: Path, url: str) -> None:
     assert assert_whole(ws / "current_dashboard.md") == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["before_first_dashboard_write", "after_a_dashboard_write"])
 def test_kill_while_waiting_on_the_model(
     moment: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
@@ -81,6 +82,7 @@ def test_kill_while_waiting_on_the_model(
     resume_to_the_end(ws, server.url)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.15, 0.3])
 def test_kill_during_dashboard_writes(
     delay: float, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
@@ -102,6 +104,7 @@ def test_kill_during_dashboard_writes(
     resume_to_the_end(ws, server.url)
 
 
+@pytest.mark.slow
 def test_resume_without_run_metadata_needs_new_settings_and_takes_the_title_from_the_dashboard(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -135,6 +138,7 @@ def test_resume_without_run_metadata_needs_new_settings_and_takes_the_title_from
     assert meta["totals"]["steps"] == 2  # v3, then all_finished: the edit skipped a step
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_stops_resumably_with_exit_130(
     sig: signal.Signals, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]

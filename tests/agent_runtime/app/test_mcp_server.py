@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
@@ -190,6 +191,7 @@ def test_a_report_path_outside_the_workspace_is_never_read(tmp_path: Path, monke
     assert "the neighbour's secret" not in said and "names a report outside its workspace" in said
 
 
+@pytest.mark.slow
 def test_stopping_the_runs_leaves_sigterm_as_it_was(tmp_path: Path, monkeypatch: Any) -> None:
     """stop_all ignores a second SIGTERM while it waits; were that left so, every process started
     afterwards would inherit SIGTERM ignored and could no longer be stopped by it."""

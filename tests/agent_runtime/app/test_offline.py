@@ -58,6 +58,7 @@ def run_cli(endpoint: ScriptedEndpoint, tmp_path: Path, *flags: str) -> subproce
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_an_offline_run_reads_the_corpus_by_id_and_never_connects(
     corpus: Path, outside: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -102,6 +103,7 @@ def test_an_offline_run_reads_the_corpus_by_id_and_never_connects(
     assert meta is not None and meta.settings["offline"] is True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("search", ["duckduckgo", "local,duckduckgo"])
 def test_offline_with_a_web_search_provider_does_not_start(search: str, corpus: Path, tmp_path: Path) -> None:
     def never(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:

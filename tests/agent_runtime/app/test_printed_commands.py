@@ -29,6 +29,7 @@ def printed_after(prefix: str, text: str) -> str:
     return text.split(prefix, 1)[1].splitlines()[0]
 
 
+@pytest.mark.slow
 def test_a_stop_prints_a_resume_line_that_pastes_and_continues(tmp_path: Path) -> None:
     ws = tmp_path / "my notes (v2)"
     state = {"finish": False}

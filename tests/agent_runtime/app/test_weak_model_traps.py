@@ -118,6 +118,7 @@ def observation_after(messages: list[dict[str, Any]], marker: str) -> str:
     return next(text for text in reversed(texts_after_system(messages)) if marker in text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("mode", ["native", "json"])
 def test_a_weak_models_run_costs_one_step_per_trap_and_finishes(tmp_path: Path, language: str, mode: str) -> None:

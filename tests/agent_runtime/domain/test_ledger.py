@@ -393,6 +393,7 @@ def _lines(child: subprocess.Popen[str]) -> Iterator[str]:
         yield line.strip()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_append_keeps_every_completed_record(tmp_path: Path) -> None:
     """A real SIGKILL while a save is half written: every save that returned is there after, the half
     line is not, and the ledger goes on."""
@@ -445,6 +446,7 @@ def test_kill_9_mid_append_keeps_every_completed_record(tmp_path: Path) -> None:
     assert Ledger.load(sources).lookup("https://example.com/after") is not None
 
 
+@pytest.mark.slow
 def test_kill_9_at_a_random_moment_loses_no_completed_save(tmp_path: Path) -> None:
     """The kill lands wherever it lands (in an append, a compaction or between them): every id the
     child printed after its save returned is in the loaded ledger."""

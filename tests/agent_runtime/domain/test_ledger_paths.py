@@ -58,6 +58,7 @@ def test_a_snapshot_that_links_out_is_not_read(tmp_path: Path) -> None:
         source_text(record, sources)
 
 
+@pytest.mark.slow
 def test_resume_and_audit_refuse_a_tampered_ledger(tmp_path: Path) -> None:
     (tmp_path / "outside.md").write_text(OUTSIDE_TEXT)
     ws = tmp_path / "ws"

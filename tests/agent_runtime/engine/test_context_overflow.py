@@ -134,6 +134,7 @@ def read_events(ws: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (ws / ".runtime" / "events.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style", ["openai", "llama.cpp-old"])
 def test_a_smaller_server_window_is_learned_and_the_run_finishes(
     tmp_path: Path, corpus: Path, style: str
@@ -160,6 +161,7 @@ def test_a_smaller_server_window_is_learned_and_the_run_finishes(
     assert any(e["event"] == "compaction" for e in events)
 
 
+@pytest.mark.slow
 def test_the_learned_window_survives_a_resume(tmp_path: Path, corpus: Path) -> None:
     ws = tmp_path / "ws"
     window = 8_000
@@ -181,6 +183,7 @@ def test_the_learned_window_survives_a_resume(tmp_path: Path, corpus: Path) -> N
     assert any(e["event"] == "compaction" for e in events[started:])
 
 
+@pytest.mark.slow
 def test_a_window_too_small_for_anything_stops_resumably_naming_the_flag(
     tmp_path: Path, corpus: Path
 ) -> None:
@@ -241,6 +244,7 @@ async def test_a_refusal_within_the_stated_window_keeps_the_window_and_leaves_ro
     assert learned == 8_000 and 1 <= model.refused <= 4
 
 
+@pytest.mark.slow
 def test_a_small_vllm_window_shrinks_the_output_cap_and_a_given_window_replaces_the_learned_one(
     tmp_path: Path, corpus: Path
 ) -> None:

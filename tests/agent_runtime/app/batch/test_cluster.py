@@ -31,6 +31,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     running.close()
 
 
+@pytest.mark.slow
 def test_a_batch_on_the_cluster_survives_a_worker_killed_mid_run(
     cluster: Cluster, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -80,6 +81,7 @@ def test_a_batch_on_the_cluster_survives_a_worker_killed_mid_run(
     assert b"test-key" not in stdout + stderr and survivor.pid
 
 
+@pytest.mark.slow
 def test_the_same_batch_again_on_the_cluster_redoes_nothing(
     cluster: Cluster, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -110,6 +112,7 @@ def test_the_same_batch_again_on_the_cluster_redoes_nothing(
     assert [row["status"] for row in results(out).values()] == ["finished"] * 3
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_named_at_once(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -35,6 +35,7 @@ def shown_in(request: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content") or "") for m in request.get("messages", []))
 
 
+@pytest.mark.slow
 def test_watch_steer_stop_resume_and_read_a_live_run(
     tmp_path: Path,
     endpoint: Callable[[Any], ScriptedEndpoint],
@@ -169,6 +170,7 @@ def _open_forum_snapshot(page: Any) -> None:
     assert page.locator("#source-doc script, #source-doc img").count() == 0
 
 
+@pytest.mark.slow
 def test_parallel_research_agents_fold_under_the_task_each_served(
     tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
@@ -221,6 +223,7 @@ def test_parallel_research_agents_fold_under_the_task_each_served(
     assert other.locator("#workspace-list li").count() == 0
 
 
+@pytest.mark.slow
 def test_a_long_log_shows_its_last_part_and_the_timeline_keeps_its_last_2000_steps(
     tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
@@ -248,6 +251,7 @@ def test_a_long_log_shows_its_last_part_and_the_timeline_keeps_its_last_2000_ste
     assert shown_after < 15, shown_after  # about 2 s; 29 s when each row scrolled the list
 
 
+@pytest.mark.slow
 def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_in_the_page(
     tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
@@ -266,6 +270,7 @@ def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_in_the_page(
     assert page.locator('.dashboard[data-name="overall_dashboard.md"] button.edit').is_enabled()
 
 
+@pytest.mark.slow
 def test_the_page_gives_the_citation_figures_and_never_shows_a_closest_passage_as_support(
     tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:

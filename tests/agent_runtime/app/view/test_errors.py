@@ -115,6 +115,7 @@ async def test_a_response_failing_after_it_started_is_ended_and_logged(capsys: p
     assert capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_view_process_answers_every_bad_request_without_a_traceback(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:

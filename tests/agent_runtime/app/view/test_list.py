@@ -100,6 +100,7 @@ def test_a_workspace_is_found_by_name_only_as_the_list_would_show_it(runs: Path)
             folder.find(refused)
 
 
+@pytest.mark.slow
 def test_the_list_is_pushed_whole_then_the_rows_that_change_until_the_view_stops(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:

@@ -33,6 +33,7 @@ def shoot(page: Any, tmp_path: Path, name: str) -> None:
         shutil.copy(tmp_path / name, Path(os.environ["DEEP_RESEARCHER_VIEW_SCREENSHOTS"]) / name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "locale"), [(420, "en-US"), (1280, "zh-CN")])
 def test_the_form_starts_a_run_and_the_page_fits_the_window(
     tmp_path: Path, width: int, locale: str,

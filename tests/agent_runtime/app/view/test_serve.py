@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agent_runtime.app.view.events import CHUNK_BYTES, RECENT_BYTES
 from tests.support.cli import cli_env, run_cli
@@ -36,6 +37,7 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_view_serves_127_0_0_1_only_streams_the_log_and_stops_cleanly_on_ctrl_c(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:
@@ -79,6 +81,7 @@ def test_the_view_serves_127_0_0_1_only_streams_the_log_and_stops_cleanly_on_ctr
     assert "The live view has stopped." in out
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_one_clear_line(runs: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -92,6 +95,7 @@ def test_a_port_in_use_is_one_clear_line(runs: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_folder_that_does_not_exist_is_one_clear_line(tmp_path: Path) -> None:
     result = run_cli(["view", str(tmp_path / "nowhere"), "--port", "0"], cli_env(), timeout=60)
     assert result.code == 1 and len(result.stderr.strip().splitlines()) == 1
@@ -105,6 +109,7 @@ def test_the_cli_help_of_view_names_its_port_and_folder() -> None:
     assert done.returncode == 0 and "--port" in done.stdout and "folder" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_client_from_the_start_of_a_20_mb_log_gets_a_bounded_first_batch_and_others_are_served(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:
