@@ -29,7 +29,7 @@ def bad_imports(path: Path, source: str | None = None) -> list[str]:
     under the bare name pytest's sys.path would give it."""
     bare = {p.stem for p in modules_of_the_tests() if p.name != "__init__.py"}
     found = imports_of(path, packages=("tests", *bare), source=source)
-    return sorted(name for name in found if name != "tests" and not name.startswith(("tests.support.", "tests.support")))
+    return sorted(name for name in found if name not in ("tests", "tests.support") and not name.startswith("tests.support."))
 
 
 def test_no_test_module_imports_another() -> None:

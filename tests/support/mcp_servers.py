@@ -39,7 +39,7 @@ def reference_server(module: str, *args: str, **entry: object) -> dict[str, obje
     return {"command": str(PYTHON), "args": ["-m", module, *args], **entry}
 
 
-HELPER = str(Path(__file__).with_name("helper_server.py"))
+HELPER = str(Path(__file__).with_name("mcp_helper_server.py"))
 
 
 PAGE = (

@@ -1,5 +1,5 @@
 """MCP tools as actions, against real servers run as real processes: the reference servers from
-PyPI (mcp-server-time, mcp-server-fetch) and a small helper server (helper_server.py)."""
+PyPI (mcp-server-time, mcp-server-fetch) and a small helper server (tests/support/mcp_helper_server.py)."""
 
 from __future__ import annotations
 
