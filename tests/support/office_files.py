@@ -1,5 +1,6 @@
-"""Office documents and an e-book made in the tests: DOCX with python-docx, PPTX with python-pptx,
-XLSX with openpyxl, a CSV, and a minimal EPUB zipped by hand; English and Chinese text in each."""
+"""Documents made in the tests: DOCX with python-docx, PPTX with python-pptx, XLSX with openpyxl, a
+CSV, a minimal EPUB zipped by hand (English and Chinese text in each), and a minimal PDF written by
+hand (one Helvetica text object per page: no PDF library needed)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Shared test doubles for the web actions: a real HTTP server on 127.0.0.1 whose routes a test
-sets and which records every request, a minimal PDF writer, and an ActionContext on a fresh
-workspace. Every server binds 127.0.0.1 and stops by itself at the end of its test."""
+"""Fixtures of the web actions' tests: real HTTP servers on 127.0.0.1 whose routes a test sets and
+which record every request (tests/support/web_server.py), a minimal PDF writer, and an
+ActionContext on a fresh workspace. Every server binds 127.0.0.1 and stops by itself at the end of
+its test."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Fixtures of the live-view tests: a folder holding one finished-looking workspace, and the view's
-app on it behind a known token (no server: Starlette's TestClient calls the app directly)."""
+"""Fixtures of the live-view tests: a folder holding one finished-looking workspace, the view's app
+on it behind a known token (no server: Starlette's TestClient calls the app directly), the view as a
+process, and one Chromium per module for the page tests. The kit they use is tests/support/view.py."""
 
 from __future__ import annotations
 
