@@ -67,6 +67,7 @@ def test_the_docs_have_python_examples_to_run() -> None:
     assert {"README.md", "python-api.md", "citations.md", "testing.md"} <= where, where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ALL, ids=[example.name for example in ALL])
 def test_a_python_example_runs_as_written(example: Example, tmp_path: Path) -> None:
     if example.skip is not None:

@@ -107,6 +107,7 @@ async def test_what_stays_unsupported_is_marked_and_explained_by_the_readers_num
     assert data["summary"]["citation_accuracy"] == 0.0 and data["summary"]["unverified"] == 1
 
 
+@pytest.mark.slow
 async def test_in_chinese(tmp_path: Path) -> None:
     folder = corpus(tmp_path, "# 电池成本\n\n分析师表示，2026年钠离子电池成本下降了百分之十四。\n")
     ws = tmp_path / "ws"

@@ -160,6 +160,7 @@ async def test_a_server_that_cannot_start(tmp_path: Path) -> None:
         await start_servers(path)
 
 
+@pytest.mark.slow
 async def test_a_server_killed_mid_run_is_restarted_once_and_none_is_left(
     ctx: ActionContext, tmp_path: Path
 ) -> None:

@@ -174,6 +174,7 @@ def test_a_run_over_a_searxng_endpoint(
     assert web_server.url("/storage") in report and web_server.url("/hydro") in report
 
 
+@pytest.mark.slow
 def test_a_run_over_office_documents_names_what_it_cannot_read(tmp_path: Path) -> None:
     from tests.support.office_files import make_docx, make_pptx
 

@@ -159,6 +159,7 @@ async def test_identity_is_no_encoding(web_server: WebServer) -> None:
     assert isinstance(result, FetchResult) and result.body == LINE and not result.truncated
 
 
+@pytest.mark.slow
 async def test_a_bomb_read_by_visit_url_says_it_was_cut(
     web_server: WebServer, make_ctx: ContextFactory
 ) -> None:

@@ -43,6 +43,7 @@ def text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
 
+@pytest.mark.slow
 def test_mcp_server_over_stdio(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     folder = tmp_path / "research"
     folder.mkdir()
@@ -156,6 +157,7 @@ def test_a_run_another_process_works_in_is_running_never_resumed_twice(
     assert runs.status(str(space.root))["status"] == "stopped"  # nobody works in it any more
 
 
+@pytest.mark.slow
 def test_two_titles_of_one_slug_started_at_once_get_two_workspaces(tmp_path: Path, monkeypatch: Any) -> None:
     folder = tmp_path / "research"
     folder.mkdir()

@@ -78,6 +78,7 @@ def test_urls_that_are_not_http_are_kept_as_they_are() -> None:
     assert canonical_url("  corpus:a.md ") == "corpus:a.md"
 
 
+@pytest.mark.slow
 @given(
     host=st.from_regex(r"[a-z]{1,10}\.(com|org|de)", fullmatch=True),
     path=st.lists(st.from_regex(r"[a-zA-Z0-9_-]{1,8}", fullmatch=True), max_size=4),

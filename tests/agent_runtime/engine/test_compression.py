@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine import context_guard
 from agent_runtime.engine.context_guard import ContextGuard
@@ -27,6 +29,7 @@ from tests.support.runs import (
 )
 
 
+@pytest.mark.slow
 async def test_dashboard_updates_bring_the_prompt_back_to_its_base(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
 
@@ -58,6 +61,7 @@ async def test_dashboard_updates_bring_the_prompt_back_to_its_base(tmp_path: Pat
     assert max(sizes) < base + 10 * 2100
 
 
+@pytest.mark.slow
 async def test_without_dashboard_updates_the_guard_keeps_every_request_under_a_small_window(
     tmp_path: Path, endpoint: Any
 ) -> None:
@@ -121,6 +125,7 @@ async def test_the_context_nudge_appears_past_the_soft_limit(tmp_path: Path, end
     assert not any(e["event"] == "compaction" for e in events(ws))
 
 
+@pytest.mark.slow
 async def test_a_failed_summary_keeps_the_compacted_history(tmp_path: Path) -> None:
     """When the summarizing call fails, nothing since the last dashboard update is thrown away."""
     from tests.support.runs import start_run

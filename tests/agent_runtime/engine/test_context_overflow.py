@@ -219,6 +219,7 @@ class CappedWindowModel(ScriptedModel):
         return await super().complete(messages, tools)
 
 
+@pytest.mark.slow
 async def test_a_refusal_within_the_stated_window_keeps_the_window_and_leaves_room_for_the_reply(
     tmp_path: Path,
 ) -> None:

@@ -412,6 +412,7 @@ class Person(threading.Thread):
             self.failure = exc
 
 
+@pytest.mark.slow
 async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     person = Person(ws)
@@ -464,6 +465,7 @@ async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tm
 
 
 # -- a save during the runtime's summarizing call (the gap issue 22 left) -----------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("title", "told"), [("Solid-state batteries", "The user saved"), ("固态电池的产业化进展", "用户同时保存了它")]
 )

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -121,6 +122,7 @@ async def run_with(replies: list[Reply], root: Path) -> None:
         assert (ws / "report.md").is_file()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,

@@ -57,6 +57,7 @@ def test_the_summary_cap_is_small_for_small_windows() -> None:
     assert summary_cap(128_000, 1_000) == 1_000  # never above the run's own cap
 
 
+@pytest.mark.slow
 async def test_a_summary_answered_with_a_tool_call_keeps_the_dashboard(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
     caps: list[int] = []
@@ -92,6 +93,7 @@ def test_the_dashboard_title_may_go_but_not_its_sections() -> None:
     assert summary_cap(8_000, 2_000, memory_tokens=1_000) == 1_378  # room for the dashboard it rewrites
 
 
+@pytest.mark.slow
 async def test_a_summary_cut_at_the_cap_is_rejected(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
     long_summary = GOOD.replace(

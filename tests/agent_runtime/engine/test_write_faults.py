@@ -86,6 +86,7 @@ async def writes_of_one_run(tmp_path: Path) -> int:
     return disk.count
 
 
+@pytest.mark.slow
 async def test_every_write_failing_once_stops_the_run_resumably(tmp_path: Path) -> None:
     writes = await writes_of_one_run(tmp_path)
     assert writes >= 15  # run.json, dashboards, ledger, report, events: each one is failed in turn below

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
@@ -133,6 +134,7 @@ def test_a_symlinked_dashboard_is_replaced_never_followed(client: TestClient, ru
     assert outside.read_text() == "keep\n"
 
 
+@pytest.mark.slow
 def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_nor_saved(client: TestClient, runs: Path) -> None:
     """Over 2 MB the view reads only the beginning: saving an edit of it would cut the file."""
     target = runs / "ssb" / "current_dashboard.md"

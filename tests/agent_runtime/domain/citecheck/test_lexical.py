@@ -253,6 +253,7 @@ def test_bad_input_gets_a_clear_verdict(claim: str, source: str, kind: str) -> N
     assert result.explain()
 
 
+@pytest.mark.slow
 def test_a_huge_source() -> None:
     filler = "Unrelated filler sentence number one about weather. " * 20_000
     source = filler + "The company hired 1,200 engineers in 2025. " + filler
