@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.batch.scripted import BatchScript, write_jsonl
-from tests.agent_runtime.app.batch.test_cluster import Cluster, _holder, _parent, _wait_for
-from tests.conftest import cli_env
+from tests.support.batch_script import BatchScript, write_jsonl
+from tests.support.cli import cli_env
+from tests.support.cluster import Cluster, holder, parent, wait_for
 
 FLAGS = ["--verify-citations", "lexical"]
 
@@ -69,7 +69,7 @@ def failover(folder: Path, cluster: Cluster, args: argparse.Namespace) -> tuple[
     script = BatchScript(out, {t["title"]: t["id"] for t in todo}, steps=6, delay=args.delay)
     doomed = cluster.worker(4)  # room on each for the other's runs: no wait for a free thread
     cluster.worker(4)
-    _wait_for(lambda: cluster.workers_seen() == 2, "two workers")
+    wait_for(lambda: cluster.workers_seen() == 2, "two workers")
     with ScriptedEndpoint(script) as server:
         query = write_jsonl(folder / "failover.jsonl", todo)
         process = subprocess.Popen(
@@ -81,11 +81,11 @@ def failover(folder: Path, cluster: Cluster, args: argparse.Namespace) -> tuple[
 
         def running_on_doomed() -> bool:
             moved[:] = [
-                t["id"] for t in todo if (pid := _holder(out / t["id"])) and _parent(pid) == doomed.pid
+                t["id"] for t in todo if (pid := holder(out / t["id"])) and parent(pid) == doomed.pid
             ]
             return len(moved) >= 1
 
-        _wait_for(running_on_doomed, "a run on the first worker", 120)
+        wait_for(running_on_doomed, "a run on the first worker", 120)
         killed = time.time()
         doomed.send_signal(signal.SIGKILL)
         process.wait(600)
@@ -127,7 +127,7 @@ def main() -> None:
         try:
             cluster.worker(4)
             cluster.worker(4)
-            _wait_for(lambda: cluster.workers_seen() == 2, "two workers")
+            wait_for(lambda: cluster.workers_seen() == 2, "two workers")
             dask, _ = batch(folder, "dask-", args.runs, args, ["--scheduler", cluster.address])
             cluster.stop_workers()
             overhead = (dask - local[8]) / args.runs

@@ -32,7 +32,7 @@ from agent_runtime.config import Settings
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import BrowserUnavailableError
 from agent_runtime.testing import scratch_context
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.loopback import Handler, LoopbackServer, send
 
 VISITS = 6
 ROUNDS = 5

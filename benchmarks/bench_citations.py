@@ -1,14 +1,15 @@
 """The citation check on labelled claim/source pairs, English and Chinese.
 
-Sets (benchmarks/data/, written by hand for this benchmark, by writers who did not see the rules):
-- dev: citation_pairs_en.json + citation_pairs_zh.json — what the rules were looked at against;
-- held-out: heldout_pairs_en.json + heldout_pairs_zh.json — written apart, never tuned on;
+Sets (benchmarks/data/, written by hand for this benchmark, by writers who did not see the rules;
+JSONL, read and checked by tests/support/labelled.py, which says their format):
+- dev: citation_pairs_en.jsonl + citation_pairs_zh.jsonl — what the rules were looked at against;
+- held-out: heldout_pairs_en.jsonl + heldout_pairs_zh.jsonl — written apart, never tuned on;
 - context dev / context held-out: context_pairs_{en,zh}.jsonl and heldout_context_{en,zh}.jsonl —
   claims on whole pages with a title and headings (issue 33): the subject only in the title or a
   heading, pronouns, a surname alone, relations of two figures (direction, difference, order) and
   summary sentences (another actor, merged facts, cause and effect turned round), written by two
   writers apart; the held-out one was never looked at while the rules were made;
-- earlier: tests/data/citations/pairs.json (the first set, 230 pairs).
+- earlier: tests/data/citations/pairs.jsonl (the first set, 230 pairs, its sources in sources/).
 
 Per kind and language: how many pairs, and the share judged supported / weak / unsupported. For
 wrong claims "caught" is the share not judged supported; for true claims "flagged" is the share
@@ -35,34 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_runtime import check_citation
 from agent_runtime.domain.citecheck.lexical import source_sentences
+from tests.support.labelled import load
 
-HERE = Path(__file__).resolve().parent / "data"
-OLD = Path(__file__).resolve().parents[1] / "tests" / "data" / "citations"
 GOAL_KINDS = ("number_changed", "date_changed", "bound_false", "negation", "entity_swap")
-
-
-def load(name: str) -> list[dict[str, Any]]:
-    if name == "earlier":
-        sources = {p.stem: p.read_text("utf-8") for p in (OLD / "sources").glob("*.txt")}
-        pairs = json.loads((OLD / "pairs.json").read_text("utf-8"))
-        return [
-            {"claim": p["statement"], "source": sources[p["source"]], "label": p["label"], "kind": p["kind"], "lang": p["lang"]}
-            for p in pairs
-        ]
-    files = {
-        "dev": ("citation_pairs_en.json", "citation_pairs_zh.json"),
-        "heldout": ("heldout_pairs_en.json", "heldout_pairs_zh.json"),
-        "context dev": ("context_pairs_en.jsonl", "context_pairs_zh.jsonl"),
-        "context heldout": ("heldout_context_en.jsonl", "heldout_context_zh.jsonl"),
-    }
-    out: list[dict[str, Any]] = []
-    for file in files[name]:
-        path = HERE / file
-        if not path.exists():
-            continue
-        text = path.read_text("utf-8")
-        out += [json.loads(line) for line in text.splitlines() if line.strip()] if file.endswith(".jsonl") else json.loads(text)
-    return out
 
 
 def run_check(pair: dict[str, Any]) -> Any:

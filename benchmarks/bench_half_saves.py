@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_runtime.engine.writers import QUIET, Writers
-from tests.half_saves import run_with_half_saves
+from tests.support.half_saves import run_with_half_saves
 
 
 def main() -> None:

@@ -4,12 +4,13 @@ resume that reads `.runtime/events.jsonl`) at 1, 50 and 200 MB of log.
 Each measurement runs in a fresh child process and reports its CPU time (the figure to read on a
 shared machine), its wall time, its peak RSS (`resource.getrusage(RUSAGE_SELF).ru_maxrss`) and
 that peak's growth over the process after the imports of a resume (done in every case, so that
-the peaks compare). Compared with:
-- baseline: a bare streaming parse of the same file (`json.loads` on each line, nothing kept),
-  the floor for any reader of the log;
-- old: the note as it was built before (the whole log read into a list), a copy kept here.
+the peaks compare). Compared with the baseline: a bare streaming parse of the same file
+(`json.loads` on each line, nothing kept), the floor for any reader of the log. (The note was once
+built from the whole log read into a list, its peak growing with the log; that the streaming note
+says the same, byte for byte, is held by tests/agent_runtime/app/test_kill_resume.py against
+stored outputs.)
 
-    python benchmarks/bench_scale_resume.py [--sizes 1,50,200] [--no-old] [--dir /tmp]
+    python benchmarks/bench_scale_resume.py [--sizes 1,50,200] [--dir /tmp]
 
 The logs are written to a temporary folder (under --dir) and deleted at the end. A log is several
 runs of a research: the main agent's model calls and actions (some with long arguments: the
@@ -110,36 +111,6 @@ def make_workspace(root: Path, megabytes: int) -> Path:
 # ----------------------------------------------------------------- what a child process measures
 
 
-def old_resume_note(root: Path) -> str:
-    """The note as it was built before: the whole log in a list (a copy of the old code)."""
-    from actions.research_task import describe_unfinished
-    from agent_runtime.domain.layout import ResearchWorkspace
-    from agent_runtime.domain.research_task_log import research_tasks
-    from agent_runtime.engine.prompts import Prompts
-    from agent_runtime.engine.run_record import RunMeta, read_events
-
-    workspace, meta, prompts, last = ResearchWorkspace(root), RunMeta(title="T", status="running"), Prompts(), 5
-    events = list(read_events(workspace.events_file))
-    actions = [e for e in events if e.get("event") == "action" and e.get("agent") == "main"]
-    lines = []
-    for event in actions[-last:]:
-        args = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in (event.get("arguments") or {}).items())
-        status = " (failed)" if event.get("error") else ""
-        lines.append(f"step {event.get('step')}: {event.get('action')}({args}){status}")
-    stopped = {"stopped": "budget", "interrupted": "interrupted", "error": "error"}.get(meta.status, "killed")
-    note = prompts.render("resume_note.j2", stopped=stopped, last_actions=lines)
-
-    run = events  # _last_run, as it was
-    starts = [i for i, e in enumerate(run) if e.get("event") == "run_started"]
-    for start in reversed(starts):
-        if start + 1 < len(run):
-            run = run[start:]
-            break
-        run = run[:start]
-    told = describe_unfinished(workspace.root, research_tasks(run))
-    return note if told is None else f"{note.rstrip()}\n\n{told}"
-
-
 def new_resume_note(root: Path) -> str:
     from agent_runtime.app.researcher import resume_note
     from agent_runtime.domain.layout import ResearchWorkspace
@@ -162,7 +133,6 @@ def bare_parse(root: Path) -> str:
 CASES: dict[str, Callable[[Path], str]] = {
     "baseline": bare_parse,
     "new": new_resume_note,
-    "old": old_resume_note,
 }
 
 
@@ -191,14 +161,13 @@ def measure(case: str, root: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1,50,200", help="log sizes in MB, comma-separated")
-    parser.add_argument("--no-old", action="store_true", help="skip the old whole-log note (its memory)")
     parser.add_argument("--dir", default=None, help="where the logs are written (a temporary folder in it)")
     parser.add_argument("--child", nargs=2, metavar=("CASE", "WORKSPACE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], Path(args.child[1]))
         return
-    cases = ["baseline", "new"] + ([] if args.no_old else ["old"])
+    cases = list(CASES)
     print("resume note on a long event log; each figure from a fresh process")
     print("  peak RSS: the process's high-water mark; growth: over the process after its imports")
     print(f"{'log':>8} {'case':<9} {'CPU s':>7} {'wall s':>7} {'peak RSS':>10} {'growth':>9}")
@@ -207,8 +176,6 @@ def main() -> None:
             root = make_workspace(Path(scratch) / f"ws{megabytes}", megabytes)
             size = (root / ".runtime" / "events.jsonl").stat().st_size / MB
             results = {case: measure(case, root) for case in cases}
-            if "old" in results:
-                assert results["new"]["text"] == results["old"]["text"], "the notes differ"
             for case, result in results.items():
                 peak, growth = result["peak_kib"] / 1024, (result["peak_kib"] - result["floor_kib"]) / 1024
                 times = f"{result['cpu']:>7.2f} {result['seconds']:>7.2f}"

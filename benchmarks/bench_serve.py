@@ -24,8 +24,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.agent_runtime.app.serve.served import Served, write_corpus
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.served import Served, write_corpus
 
 FLAGS = ["--search", "local", "--verify-citations", "lexical"]
 

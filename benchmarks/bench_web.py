@@ -28,7 +28,7 @@ from actions.web.visit import visit_url
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.testing import scratch_context
 from sandbox.url_policy import URLPolicy
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.loopback import Handler, LoopbackServer, send
 
 DELAY = 0.5
 PAGES = 10
@@ -135,8 +135,7 @@ def bench_extract() -> None:
         f"max {max(timings) * 1000:.1f} ms over 20 runs"
     )
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "actions" / "web"))
-    from conftest import build_pdf
+    from tests.support.office_files import build_pdf
 
     pdf = build_pdf(
         [[f"Page {p} line {n}: storage capacity grew again." for n in range(40)] for p in range(20)]

@@ -30,7 +30,7 @@ from agent_runtime.config import load_settings
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
-from tests.test_long_writing_run import CHAPTERS, chapter_text, fact
+from tests.support.writing import CHAPTERS, chapter_text, fact
 
 FILE_AGENT = "You are the File agent"
 

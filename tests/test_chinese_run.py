@@ -10,8 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 CORPUS = Path(__file__).parent / "data" / "cjk_corpus" / "docs"
 TITLE = "固态电池的产业化进展"
@@ -19,6 +21,7 @@ RESULT_LINE = re.compile(r"^\[(S\d+)\] ", re.M)
 SOLID_STATE = re.compile(r"^\[(S\d+)\] 固态电池的产业化进程", re.M)
 
 
+@pytest.mark.slow
 def test_a_research_in_chinese(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)

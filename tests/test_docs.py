@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -67,6 +67,7 @@ def test_the_docs_have_python_examples_to_run() -> None:
     assert {"README.md", "python-api.md", "citations.md", "testing.md"} <= where, where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ALL, ids=[example.name for example in ALL])
 def test_a_python_example_runs_as_written(example: Example, tmp_path: Path) -> None:
     if example.skip is not None:
@@ -112,6 +113,7 @@ def test_the_nav_lists_every_page_once_and_only_pages_that_exist() -> None:
     assert len(listed) == len(set(listed)), listed
 
 
+@pytest.mark.slow
 def test_the_site_builds_strictly_and_fetches_nothing() -> None:
     """Strict, so that a broken link, anchor or nav fails the build; no web fonts and no plugin but
     the built-in search, so that a build needs no network."""

@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+
+pytestmark = pytest.mark.slow  # real CLI processes (docs/testing.md: the quick loop leaves them out)
 
 RESULT = re.compile(r"^\[(S\d+)\] ", re.M)
 CASES = {

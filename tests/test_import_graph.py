@@ -9,10 +9,9 @@ the module graph has no cycle, so that no function-level import is hiding one.""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agent_runtime", "actions", "sandbox", "prompts", "workspace_template")
+from tests.support.import_graph import PACKAGES, ROOT, graph
+
 # The shared leaves at the top of agent_runtime: every floor may use them, they use none.
 LEAVES = {"agent_runtime.errors", "agent_runtime.config", "agent_runtime.language"}
 # The public entrances at the top: the package (its API is the app's, loaded lazily) and the test doubles.
@@ -40,53 +39,6 @@ ALLOWED = {
     "actions": {"domain", "engine", "leaf", "sandbox", "other"},
     "app": {"actions", "domain", "engine", "leaf", "sandbox", "other", "public"},
 }
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def imports_of(path: Path) -> set[str]:
-    """The project modules `path` imports, as absolute module names."""
-    tree = ast.parse(path.read_text("utf-8"))
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _type_checking_only(node):
-            skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
-    found: set[str] = set()
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in found if name.split(".")[0] in PACKAGES}
-
-
-def graph() -> dict[str, set[str]]:
-    modules = {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
-    edges: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        # `from x import y` names a module or a symbol: keep what is a module, else its module.
-        targets = {t if t in modules else t.rpartition(".")[0] for t in imports_of(path)}
-        edges[name] = {t for t in targets if t in modules and t != name}
-    return edges
 
 
 def test_each_floor_imports_only_the_floors_below_it() -> None:

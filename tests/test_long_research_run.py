@@ -31,11 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 CORPUS = Path(__file__).parent / "data" / "long_run" / "corpus"
 TITLE = "The Aurelian Fen eel-grass restoration"
@@ -504,6 +506,7 @@ def source_text(workspace: Path, ledger: Ledger, source_id: str) -> str:
     return " ".join(text.split())
 
 
+@pytest.mark.slow
 def test_a_long_research_run_through_the_cli(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:

@@ -7,49 +7,18 @@ unchanged but for renumbered citations, and the run generated at most 1.15x the 
 from __future__ import annotations
 
 import json
-import random
 import re
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+import pytest
 
-CHAPTERS = 12
+from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
+from tests.support.cli import cli_env, run_cli
+from tests.support.writing import CHAPTERS, chapter_text, fact
+
 FILE_AGENT = "You are the File agent"
 RESULT_LINE = re.compile(r"^\[(S\d+)\] .*? — (\S+)", re.M)
-WORDS = [
-    "cell",
-    "anode",
-    "cathode",
-    "electrolyte",
-    "sodium",
-    "lithium",
-    "cost",
-    "capacity",
-    "cycle",
-    "plant",
-    "supply",
-    "demand",
-    "grid",
-    "storage",
-]
-
-
-def chapter_text(n: int, ids: list[str]) -> str:
-    """About 8,000-12,000 characters of chapter n, citing two sources, with one research marker."""
-    rng = random.Random(n)
-    target = rng.randint(8_000, 12_000)
-    lines = [f"## Chapter {n}: storage economics, part {n}", ""]
-    while sum(len(line) + 1 for line in lines) < target:
-        sentence = " ".join(rng.choice(WORDS) for _ in range(14)).capitalize()
-        lines.append(f"{sentence} [{rng.choice(ids)}].")
-    lines += ["", f"[NEEDS RESEARCH: the cost figure for chapter {n}]", ""]
-    return "\n".join(lines)
-
-
-def fact(n: int, ids: list[str]) -> str:
-    return f"Chapter {n} costs fell {10 + n}% in 2026 [{ids[n % len(ids)]}]."
 
 
 def script_for(workspace: Path) -> tuple[Any, dict[str, Any]]:
@@ -101,6 +70,7 @@ def script_for(workspace: Path) -> tuple[Any, dict[str, Any]]:
     return script, state
 
 
+@pytest.mark.slow
 def test_a_long_report_is_written_once_and_assembled_by_code(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -10,8 +10,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, call, reply
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,24 +33,19 @@ print(result.status, Path("ws/overall_dashboard.md").read_text().splitlines()[0]
 """
 
 
-def test_wheel_carries_prompts_and_template_and_runs_from_a_plain_install(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once for the tests of this module (each installs it on its own)."""
+    dist = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path / "dist"),
-            str(ROOT),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    wheel = next((tmp_path / "dist").glob("deep_researcher-*.whl"))
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return next(dist.glob("deep_researcher-*.whl"))
+
+
+@pytest.mark.slow
+def test_wheel_carries_prompts_and_template_and_runs_from_a_plain_install(tmp_path: Path, wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "prompts/main_system.j2" in names
     assert (
@@ -90,16 +87,12 @@ def _search_then_finish(workspace: Path) -> Any:
     return script
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_with_the_stock_pip_and_runs_from_its_entry_point(
-    tmp_path: Path, endpoint: Any
+    tmp_path: Path, endpoint: Any, wheel: Path
 ) -> None:
     """What a new user does: a fresh `python -m venv` (its bundled pip, not upgraded), `pip install`
     of the package with its dependencies, then the installed `deep-researcher` command."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"), str(ROOT)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    wheel = next((tmp_path / "dist").glob("deep_researcher-*.whl"))
     venv = tmp_path / "venv"
     subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True, capture_output=True)  # type: ignore[attr-defined]
     pip, command = venv / "bin" / "pip", venv / "bin" / "deep-researcher"

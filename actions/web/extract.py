@@ -25,6 +25,7 @@ import io
 import json
 import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -358,9 +359,19 @@ def _pdf_with_pypdf(body: bytes) -> tuple[str, str]:
     return title, _join_pages([page.extract_text() or "" for page in reader.pages])
 
 
-def extract_pdf(body: bytes, *, truncated: bool = False) -> Extracted:
+PdfReader = Callable[[bytes], tuple[str, str]]  # the PDF's bytes -> (its title, its text)
+# The readers tried in turn: pdfium (fast, keeps the layout's reading order), then pypdf (pure
+# Python) for a file pdfium cannot open. A caller (a test) may pass others to `extract_pdf`.
+PDF_READERS: tuple[tuple[str, PdfReader], ...] = (("pdfium", _pdf_with_pdfium), ("pypdf", _pdf_with_pypdf))
+
+
+def extract_pdf(
+    body: bytes, *, truncated: bool = False, readers: Sequence[tuple[str, PdfReader]] = PDF_READERS
+) -> Extracted:
+    """The PDF's text from the first of `readers` (name, reader) that finds any; each failure is
+    named in the error if none does."""
     problems: list[str] = []
-    for method, reader in (("pdfium", _pdf_with_pdfium), ("pypdf", _pdf_with_pypdf)):
+    for method, reader in readers:
         try:
             title, text = reader(body)
         except Exception as exc:  # both libraries raise many types on damaged files

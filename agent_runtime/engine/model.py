@@ -35,7 +35,7 @@ import re
 import socket
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
@@ -238,7 +238,10 @@ class OpenAIModel:
         max_output_tokens: int | None = None,
         backoff_base: float = 1.0,
         force_actions: bool = False,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        """`sleep` waits between retries (the backoff); a test passes one that oversleeps, as a busy
+        machine does, without touching the event loop's own clock."""
         self.name = name
         # The SDK's own timeout only bounds connecting: waiting for the answer is this class's job.
         self.client = openai.AsyncOpenAI(
@@ -253,6 +256,7 @@ class OpenAIModel:
         self.temperature = temperature
         self.max_output_tokens = max_output_tokens
         self.backoff_base = backoff_base
+        self.sleep = sleep
         self.on_retry: RetryListener | None = None
         self.on_wait: WaitListener | None = None
         self.on_fallback: FallbackListener | None = None
@@ -370,7 +374,7 @@ class OpenAIModel:
                 raise self._gave_up(reason, attempt + 1)
             if self.on_retry is not None:
                 self.on_retry(attempt + 1, reason, delay)
-            await asyncio.sleep(delay)
+            await self.sleep(delay)
             attempt += 1
             if time.monotonic() >= give_up_at:  # the wait overran the deadline (a busy machine)
                 raise self._gave_up(reason, attempt)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import start_run
+from tests.support.runs import start_run
 
 RESULT = re.compile(r"^\[(S\d+)\] ", re.M)
 DOCUMENT = """# Metro networks in 2024
@@ -187,7 +187,7 @@ async def test_sizes_and_numbers_no_reader_can_read_are_refused(tmp_path: Path) 
 
 
 async def test_a_research_agent_draws_a_chart_into_its_notes(tmp_path: Path) -> None:
-    from tests.actions.test_research_task import (
+    from tests.support.research_agents import (
         DOCUMENTS,
         main_agent,
         observations,

@@ -10,9 +10,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import start_run
+from tests.support.runs import start_run
 
 RESULT = re.compile(r"^\[(S\d+)\] ", re.M)
 
@@ -105,6 +107,7 @@ async def test_what_stays_unsupported_is_marked_and_explained_by_the_readers_num
     assert data["summary"]["citation_accuracy"] == 0.0 and data["summary"]["unverified"] == 1
 
 
+@pytest.mark.slow
 async def test_in_chinese(tmp_path: Path) -> None:
     folder = corpus(tmp_path, "# 电池成本\n\n分析师表示，2026年钠离子电池成本下降了百分之十四。\n")
     ws = tmp_path / "ws"
@@ -290,10 +293,11 @@ async def test_a_refused_report_sends_only_its_changed_claims_to_the_judge_again
     assert [r["verdict"] for r in data["citations"]] == ["supported", "supported"]
 
 
+@pytest.mark.slow
 def test_audit_through_the_cli(tmp_path: Path) -> None:
     import asyncio
 
-    from tests.conftest import cli_env, run_cli
+    from tests.support.cli import cli_env, run_cli
 
     folder = corpus(tmp_path, "# Cell costs\n\nAnalysts said sodium-ion cell costs fell 14% in 2026.\n")
     ws = tmp_path / "ws"

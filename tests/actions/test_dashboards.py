@@ -15,7 +15,7 @@ from agent_runtime.engine.registry import Observation
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, call, reply, scratch_context
-from tests.agent_runtime.helpers import events, finish_with_report, resume_run, start_run
+from tests.support.runs import events, finish_with_report, resume_run, start_run
 
 
 def observations(messages: list[dict[str, Any]]) -> list[str]:

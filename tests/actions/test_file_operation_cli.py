@@ -16,12 +16,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.config import load_settings
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.messages import Message
 from agent_runtime.engine.run_record import RunMeta, save_meta
 from agent_runtime.testing import Reply, call, reply
-from tests.conftest import cli_env, run_cli, snapshot_outside
+from tests.support.cli import cli_env, run_cli, snapshot_outside
 
 FILE_AGENT = "You are the File agent"
 CANARY = "canary: nothing may change me\n"
@@ -174,6 +176,7 @@ def main_agent(messages: list[Message]) -> Reply:
 
 
 
+@pytest.mark.slow
 def test_file_operations_through_the_real_cli(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
     # A workspace made as `run` makes it, then filled with hostile files before the run resumes in it

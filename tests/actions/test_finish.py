@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import start_run
+from tests.support.runs import start_run
 
 
 def seed_sources(workspace: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import re
 import signal
 import subprocess
@@ -23,7 +22,6 @@ from actions.research_task import (
     ANSWER_LIMIT,
     _Task,
     _tasks,
-    describe_unfinished,
     research_finish,
     research_task,
     research_tools,
@@ -36,21 +34,24 @@ from agent_runtime.domain.research_task_log import research_tasks
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply, scratch_context
-from tests.agent_runtime.helpers import events, resume_run, settings, start_run
-from tests.conftest import cli_env, run_cli, write_cited_report
-
-RESEARCH = "You are a Research agent"
-FILE = "You are the File agent"
-DOCUMENTS = {
-    "costs.md": "# Battery costs\n\nCell costs fell 14 percent in 2025. Pack prices reached 115 dollars per kWh.\n",
-    "sodium.md": "# Sodium-ion cells\n\nSodium-ion cells avoid lithium and cobalt. They suit stationary storage.\n",
-    "grid.md": "# Grid storage\n\nGrid storage batteries grow fastest. Storage costs follow cell costs.\n",
-}
-QUESTIONS = {
-    "Notebook/notes/costs.md": "battery cell costs",
-    "Notebook/notes/sodium.md": "sodium-ion cells",
-    "Notebook/notes/grid.md": "grid storage costs",
-}
+from tests.support.cli import cli_env, run_cli, write_cited_report
+from tests.support.expected import notebook_with_b, stored
+from tests.support.random_logs import ended, research_task_logs, started
+from tests.support.research_agents import (
+    DOCUMENTS,
+    FILE,
+    QUESTIONS,
+    RESEARCH,
+    is_research,
+    main_agent,
+    main_requests,
+    observations,
+    researcher,
+    results,
+    task_call,
+    turns,
+)
+from tests.support.runs import events, resume_run, settings, start_run
 
 
 @pytest.fixture
@@ -60,86 +61,6 @@ def corpus(tmp_path: Path) -> Path:
     for name, text in DOCUMENTS.items():
         (root / name).write_text(text, "utf-8")
     return root
-
-
-# ----------------------------------------------------------------- the scripted agents
-
-
-def is_research(messages: list[Message]) -> bool:
-    return str(messages[0]["content"]).startswith(RESEARCH)
-
-
-def observations(messages: list[Message]) -> list[str]:
-    return [str(m["content"]) for m in messages if m["role"] == "tool"]
-
-
-def turns(messages: list[Message]) -> int:
-    return sum(1 for m in messages if m["role"] == "assistant")
-
-
-def task_of(messages: list[Message]) -> tuple[str, str]:
-    """(question, notes file) from the Research agent's task message."""
-    brief = str(messages[1]["content"])
-    question = re.search(r"Research question: (.*)", brief)
-    notes = re.search(r"Notes file: (\S+)", brief)
-    assert question and notes, brief
-    return question.group(1), notes.group(1)
-
-
-def results(text: str) -> list[tuple[str, str]]:
-    """(id, url) of each search result line: `[S1] title — corpus:a.md — snippet`."""
-    return re.findall(r"\[(S\d+)\] [^\n]*? — (corpus:\S+)", text)
-
-
-def researcher(*, keep_searching: bool = False) -> Callable[[list[Message]], Reply]:
-    """A Research agent that searches its question, reads the first result, writes one cited note
-    and finishes (three model calls); `keep_searching`: writes its note, then never finishes."""
-
-    def act(messages: list[Message]) -> Reply:
-        question, _ = task_of(messages)
-        seen = observations(messages)
-        step = turns(messages)
-        if step == 0:
-            return reply(call("web_search", query=question, max_results=3))
-        found = results(seen[0])[:2]
-        if step == 1:
-            return reply(call("visit_url", url=[url for _, url in found], goal=question))
-        source = "][".join(sid for sid, _ in found)
-        note = f"## {question}\n\n- The corpus says this about {question} [{source}].\n"
-        if keep_searching:
-            if step == 2:
-                return reply(call("write_notes", content=note))
-            return reply(call("web_search", query=f"{question} {step}", max_results=3))
-        return reply(
-            call("write_notes", content=note),
-            call("finish", answer=f"Found: {question} is covered by [{source}]."),
-        )
-
-    return act
-
-
-def main_agent(ws: Path, calls: list[dict[str, Any]], agent: Callable[[list[Message]], Reply]) -> Any:
-    """The main agent sends `calls` in one reply, then finishes; research requests go to `agent`."""
-
-    def script(messages: list[Message], tools: Any) -> Reply:
-        if is_research(messages):
-            return agent(messages)
-        if not observations(messages):
-            return reply(*calls)
-        return reply(call("all_finished", result="done", report_path=write_cited_report(ws)))
-
-    return script
-
-
-def task_call(notes: str, depth: str | None = None) -> dict[str, Any]:
-    extra = {} if depth is None else {"depth": depth}
-    return call(
-        "research_task", question=QUESTIONS.get(notes, "battery cell costs"), notes_file=notes, **extra
-    )
-
-
-def main_requests(model: Any) -> list[list[Message]]:
-    return [m for m, _ in model.requests if not is_research(m) and not str(m[0]["content"]).startswith(FILE)]
 
 
 # ----------------------------------------------------------------- one task, end to end
@@ -418,6 +339,7 @@ async def test_three_tasks_in_one_reply_each_write_their_notes_with_one_ledger(
     assert result.totals.model_calls == len(model.requests)
 
 
+@pytest.mark.slow
 def test_three_tasks_run_at_the_same_time_through_the_cli(
     tmp_path: Path, corpus: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -490,6 +412,7 @@ def kill_script(ws: Path, gate: threading.Event, release: threading.Event) -> An
     return script
 
 
+@pytest.mark.slow
 def test_a_kill_during_a_task_then_resume_reports_it_and_names_stay_unique(
     tmp_path: Path, corpus: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -538,15 +461,6 @@ def test_a_kill_during_a_task_then_resume_reports_it_and_names_stay_unique(
 # ----------------------------------------------------------------- the resume note, directly
 
 
-def started(n: int, notes: str = "Notebook/a.md") -> dict[str, Any]:
-    return {"event": "agent_started", "agent": f"research-{n}", "task": n, "question": f"q{n}",
-            "notes_file": notes, "depth": "quick"}  # fmt: skip
-
-
-def ended(n: int, outcome: str) -> dict[str, Any]:
-    return {"event": "agent_ended", "agent": f"research-{n}", "task": n, "outcome": outcome, "steps": 2}
-
-
 def test_the_note_names_only_the_last_runs_unfinished_tasks(tmp_path: Path) -> None:
     (tmp_path / "Notebook").mkdir()
     (tmp_path / "Notebook" / "b.md").write_text("# B\n\nFact [S2].\n")
@@ -575,59 +489,19 @@ def test_the_note_names_only_the_last_runs_unfinished_tasks(tmp_path: Path) -> N
     assert unfinished_research_note(tmp_path, []) is None
 
 
-def old_last_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The reference: `_last_run` as it was, on the whole log in memory."""
-    starts = [i for i, e in enumerate(events) if e.get("event") == "run_started"]
-    for start in reversed(starts):
-        if start + 1 < len(events):
-            return events[start:]
-        events = events[:start]
-    return events
-
-
-def old_unfinished_research_note(workspace_root: Path, events: list[dict[str, Any]]) -> str | None:
-    """The reference: the note as it was built from the whole log in memory (the same words)."""
-    return describe_unfinished(workspace_root, research_tasks(old_last_run(events)))
-
-
-def random_log(rng: random.Random, length: int) -> list[dict[str, Any]]:
-    """Runs of any length (empty ones, several in a row, one last), tasks that start, end, start
-    again under the same name or end without a start, and other events between."""
-    log: list[dict[str, Any]] = []
-    for _ in range(length):
-        n = rng.randint(1, 4)
-        kind = rng.choice(["run", "run", "start", "start", "end", "end", "action", "other"])
-        if kind == "run":
-            log.append({"event": "run_started"})
-        elif kind == "start":
-            log.append(
-                {**started(n, rng.choice(["Notebook/a.md", "Notebook/b.md"])), "question": f"q{n}-{len(log)}"}
-            )
-        elif kind == "end":
-            log.append(
-                ended(n, rng.choice(["finished", "max_steps", "interrupted", "budget", "stopped", "error"]))
-            )
-        elif kind == "action":
-            log.append(
-                {"event": "action", "agent": rng.choice(["main", f"research-{n}"]), "action": "web_search"}
-            )
-        else:
-            log.append({"event": "model_call", "agent": f"research-{n}"})
-    return log
-
-
 def test_the_note_read_as_a_stream_is_the_note_read_from_the_whole_log(tmp_path: Path) -> None:
     """The resume reads the log once, as a stream, keeping the last run's tasks only: the same
-    note as `_last_run` on the whole log in memory gave, on many logs of every shape."""
-    (tmp_path / "Notebook").mkdir()
-    (tmp_path / "Notebook" / "b.md").write_text("# B\n\nFact [S2].\n")
-    rng = random.Random(20260101)
+    note as `_last_run` on the whole log in memory gave (stored in
+    tests/data/expected/unfinished_notes.json from that old way's output), on many logs of every
+    shape."""
+    root = notebook_with_b(tmp_path)
+    expected = stored("unfinished_notes.json")
+    logs = list(research_task_logs())
+    assert len(logs) == len(expected)
     notes = 0
-    for case in range(600):
-        log = random_log(rng, rng.randint(0, 24))
-        expected = old_unfinished_research_note(tmp_path, log)
-        assert unfinished_research_note(tmp_path, iter(log)) == expected, (case, log)
-        notes += expected is not None
+    for case, log in enumerate(logs):
+        assert unfinished_research_note(root, iter(log)) == expected[case], (case, log)
+        notes += expected[case] is not None
     assert 100 < notes < 550  # both kinds of answer were compared many times
 
 

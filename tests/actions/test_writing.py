@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import events, start_run
+from tests.support.runs import events, start_run
 
 FILE_AGENT = "You are the File agent"
 CHAPTER = "## Costs\n\n" + "".join(

@@ -23,8 +23,8 @@ from agent_runtime.app.researcher import COMPACT_LEAVES_OUT
 from agent_runtime.engine.prompts import Prompts
 from agent_runtime.errors import ConfigError
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import start_run
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
+from tests.support.runs import start_run
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

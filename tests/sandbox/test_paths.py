@@ -11,7 +11,7 @@ import pytest
 
 from agent_runtime.errors import InvalidPathError, PathEscapeError, ReadOnlyPathError, SandboxError
 from sandbox.paths import PathPolicy
-from tests.conftest import snapshot_outside
+from tests.support.cli import snapshot_outside
 
 SECRET = "outside secret\n"
 DASHBOARD_REASON = "the dashboards change only through update_overall_dashboard / update_current_dashboard"

@@ -7,9 +7,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from agent_runtime.testing import Fault, ScriptedEndpoint
 from sandbox.redaction import RedactingStream, mask, redact, register_secrets
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 KEY = "sk-proj-Zq81xVbN4tLm0PqRsTuVwXyZ7788"
 PASSWORD = "hunter2-Secret"
@@ -60,6 +62,7 @@ def _everything_written(folder: Path) -> str:
     return "\n".join(p.read_text("utf-8", errors="replace") for p in folder.rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 def test_a_key_quoted_back_by_the_endpoint_is_written_and_printed_nowhere(tmp_path: Path) -> None:
     refusal = Fault(401, message=f"Incorrect API key provided: {KEY}. You can find your API key at https://platform.openai.com.")
     with ScriptedEndpoint(lambda messages, tools: refusal) as server:

@@ -27,7 +27,7 @@ from sandbox.url_policy import (
     make_client,
     parse_ip_host,
 )
-from tests.network_doubles import RecordingNetwork
+from tests.support.network_doubles import RecordingNetwork
 
 ADVICE = "only public internet addresses may be fetched"
 FLAG = "--allow-private-urls"

@@ -23,7 +23,7 @@ from actions.browser.session import Browser
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.run_record import read_events
 from agent_runtime.testing import Reply, ScriptedEndpoint
-from tests.actions.browser.browser_kit import (
+from tests.support.browser_kit import (
     Contexts,
     FakeInternet,
     Page,
@@ -119,6 +119,7 @@ def agent_output(*actions: dict[str, Any], wrap: bool = False) -> Reply:
     return Reply(content=output)
 
 
+@pytest.mark.slow
 async def test_browse_fills_in_a_form_and_returns_the_result_and_the_pages_it_visited(
     contexts: Contexts, catalogue: Site
 ) -> None:
@@ -173,6 +174,7 @@ async def test_browse_fills_in_a_form_and_returns_the_result_and_the_pages_it_vi
     assert any(e["event"] == "browse_step" for e in read_events(ctx.workspace.events_file))
 
 
+@pytest.mark.slow
 async def test_browse_cannot_reach_private_addresses(
     contexts: Contexts, catalogue: Site, make_site: Callable[[], Site]
 ) -> None:
@@ -204,6 +206,7 @@ async def test_browse_cannot_reach_private_addresses(
     assert ledger_for(ctx).lookup(admin) is None
 
 
+@pytest.mark.slow
 async def test_a_private_start_url_is_refused_before_anything_runs(
     contexts: Contexts, make_site: Callable[[], Site]
 ) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.actions.browser.browser_kit import Page, Site, html, needs_chromium, site_factory
+from tests.support.browser_kit import Page, Site, html, needs_chromium, site_factory
 
 pytestmark = needs_chromium
 REPO = Path(__file__).resolve().parents[3]
@@ -47,6 +47,7 @@ def browser_agent_step(messages: list[dict[str, Any]]) -> Reply:
     )
 
 
+@pytest.mark.slow
 def test_a_run_reads_a_script_page_and_browses_then_leaves_no_browser(
     tmp_path: Path, make_site: Callable[[], Site]
 ) -> None:

@@ -17,7 +17,7 @@ from actions.browser.browse import browse
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import ledger_for
-from tests.actions.browser.browser_kit import Contexts, Page, Site, html, site_factory
+from tests.support.browser_kit import Contexts, Page, Site, html, site_factory
 
 APP = html(
     "<div id='app'>Loading…</div><script>document.getElementById('app').textContent = 'Made by a script';</script>"
@@ -81,6 +81,7 @@ def site(make_site: Callable[[], Site]) -> Site:
     return site
 
 
+@pytest.mark.slow
 async def test_auto_mode_reads_over_http_and_says_the_browser_is_missing(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:
@@ -100,6 +101,7 @@ async def test_auto_mode_reads_over_http_and_says_the_browser_is_missing(
     assert browser.pid is None  # nothing was started
 
 
+@pytest.mark.slow
 async def test_an_empty_shell_fails_with_the_reason_when_the_browser_is_missing(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:
@@ -112,6 +114,7 @@ async def test_an_empty_shell_fails_with_the_reason_when_the_browser_is_missing(
     assert "no readable text" in obs.text and words in obs.text
 
 
+@pytest.mark.slow
 async def test_browser_mode_falls_back_to_http_with_a_note(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:
@@ -126,6 +129,7 @@ async def test_browser_mode_falls_back_to_http_with_a_note(
     assert site.requests == ["/article"]
 
 
+@pytest.mark.slow
 async def test_browse_answers_that_the_browser_is_not_installed(
     contexts: Contexts, site: Site, missing: tuple[str, dict[str, Any]]
 ) -> None:

@@ -18,14 +18,7 @@ from actions.browser.proxy import REFUSED_HEADER, PolicyProxy
 from actions.browser.render import js_reason
 from actions.browser.session import BROWSER_USE_ENV, chromium_flags, prepare_browser_use
 from agent_runtime.app.cli import _flags, build_parser
-from tests.actions.browser.browser_kit import (
-    PRIVATE_NAME_IP,
-    FakeInternet,
-    Page,
-    Site,
-    fake_policy,
-    site_factory,
-)
+from tests.support.browser_kit import PRIVATE_NAME_IP, FakeInternet, Page, Site, fake_policy, site_factory
 
 # --------------------------------------------------------------------------------------------------
 # The proxy
@@ -57,6 +50,7 @@ def site(make_site: Callable[[], Site]) -> Site:
     return site
 
 
+@pytest.mark.slow
 async def test_the_proxy_forwards_a_public_request_with_connection_close(
     proxy: tuple[PolicyProxy, FakeInternet], site: Site
 ) -> None:
@@ -71,6 +65,7 @@ async def test_the_proxy_forwards_a_public_request_with_connection_close(
     assert not server.blocked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("host", "words"),
     [

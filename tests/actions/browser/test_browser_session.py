@@ -22,7 +22,7 @@ from actions.web.visit import visit_url
 from agent_runtime.app.researcher import Researcher
 from agent_runtime.config import Settings
 from agent_runtime.testing import ScriptedModel, call, reply
-from tests.actions.browser.browser_kit import Contexts, Page, Site, html, needs_chromium, site_factory
+from tests.support.browser_kit import Contexts, Page, Site, html, needs_chromium, site_factory
 
 APP = html(
     "<div id='app'>…</div><script>document.getElementById('app').innerHTML = '<p>Rendered text, 412 Wh/kg.</p>';</script>"
@@ -63,6 +63,7 @@ def site(make_site: Callable[[], Site]) -> Site:
     return site
 
 
+@pytest.mark.slow
 @needs_chromium
 async def test_the_browser_starts_on_first_use_is_reused_and_closes_with_the_run(
     contexts: Contexts, site: Site
@@ -85,6 +86,7 @@ async def test_the_browser_starts_on_first_use_is_reused_and_closes_with_the_run
     assert gone(pid) and not folder.exists()
 
 
+@pytest.mark.slow
 @needs_chromium
 async def test_a_browser_that_died_is_started_again(contexts: Contexts, site: Site) -> None:
     ctx = contexts(allow_private_urls=True)
@@ -101,6 +103,7 @@ async def test_a_browser_that_died_is_started_again(contexts: Contexts, site: Si
     assert browser.starts == 2 and browser.pid not in (None, first_pid)
 
 
+@pytest.mark.slow
 @needs_chromium
 async def test_a_crash_of_the_run_closes_the_browser(tmp_path: Path, site: Site) -> None:
     seen: dict[str, Any] = {}
@@ -129,6 +132,7 @@ async def test_a_crash_of_the_run_closes_the_browser(tmp_path: Path, site: Site)
     assert researcher.ctx.services.peek(Browser) is None
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_chromium_ends_when_the_process_that_started_it_is_killed(tmp_path: Path) -> None:
     code = textwrap.dedent(

@@ -19,7 +19,7 @@ import pytest_asyncio
 from actions.browser.session import Browser
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import ledger_for
-from tests.actions.browser.browser_kit import (
+from tests.support.browser_kit import (
     PRIVATE_NAME_IP,
     Contexts,
     FakeInternet,
@@ -91,6 +91,7 @@ def private(make_site: Callable[[], Site]) -> Site:
     return site
 
 
+@pytest.mark.slow
 async def test_script_made_text_http_mode_misses_it_auto_mode_reads_it_in_the_browser(
     contexts: Contexts, news: Site
 ) -> None:
@@ -114,6 +115,7 @@ async def test_script_made_text_http_mode_misses_it_auto_mode_reads_it_in_the_br
     assert news.requests.count("/app") == 3 and news.requests.count("/data.json") == 1
 
 
+@pytest.mark.slow
 async def test_browser_mode_loads_pages_directly_several_at_once(contexts: Contexts, news: Site) -> None:
     for name in ("a", "b", "c"):
         news.routes[f"/{name}"] = Page(APP)
@@ -131,6 +133,7 @@ async def test_browser_mode_loads_pages_directly_several_at_once(contexts: Conte
     assert sorted(p for p in news.requests if p in ("/a", "/b", "/c")) == ["/a", "/b", "/c"]
 
 
+@pytest.mark.slow
 async def test_a_page_with_text_and_no_scripts_is_not_loaded_in_the_browser(
     contexts: Contexts, news: Site
 ) -> None:
@@ -142,6 +145,7 @@ async def test_a_page_with_text_and_no_scripts_is_not_loaded_in_the_browser(
     assert news.requests == ["/static"]  # a browser load would have asked again (and for a favicon)
 
 
+@pytest.mark.slow
 async def test_a_redirect_to_a_private_address_is_refused_in_the_browser(
     contexts: Contexts, news: Site, private: Site
 ) -> None:
@@ -157,6 +161,7 @@ async def test_a_redirect_to_a_private_address_is_refused_in_the_browser(
     assert len(ledger_for(ctx)) == 0
 
 
+@pytest.mark.slow
 async def test_a_script_navigation_to_a_private_address_is_refused(
     contexts: Contexts, news: Site, private: Site
 ) -> None:
@@ -174,6 +179,7 @@ async def test_a_script_navigation_to_a_private_address_is_refused(
     assert private.untouched
 
 
+@pytest.mark.slow
 async def test_sub_frames_and_requests_to_private_addresses_are_blocked_the_page_is_read(
     contexts: Contexts, news: Site, private: Site, shared: tuple[Browser, FakeInternet]
 ) -> None:
@@ -196,6 +202,7 @@ async def test_sub_frames_and_requests_to_private_addresses_are_blocked_the_page
     assert (PRIVATE_NAME_IP, private.port) not in shared[1].attempts  # refused before any connection
 
 
+@pytest.mark.slow
 async def test_a_name_resolving_to_a_private_address_is_refused_over_http_and_https(
     contexts: Contexts, private: Site, shared: tuple[Browser, FakeInternet]
 ) -> None:
@@ -214,6 +221,7 @@ async def test_a_name_resolving_to_a_private_address_is_refused_over_http_and_ht
     assert len(ledger_for(ctx)) == 0
 
 
+@pytest.mark.slow
 async def test_a_private_address_given_directly_is_refused_before_the_browser(
     contexts: Contexts, private: Site
 ) -> None:
@@ -225,8 +233,9 @@ async def test_a_private_address_given_directly_is_refused_before_the_browser(
     assert private.untouched
 
 
+@pytest.mark.slow
 async def test_a_pdf_in_browser_mode_is_read_over_http(contexts: Contexts, news: Site) -> None:
-    from tests.actions.web.conftest import build_pdf
+    from tests.support.office_files import build_pdf
 
     news.routes["/paper.pdf"] = Page(
         build_pdf([["Solid-state cells reach 412 Wh/kg"]]), content_type="application/pdf"

@@ -17,18 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actions.files import file_actions, search
-from agent_runtime.config import load_settings
+from actions.files import search
 from agent_runtime.domain.layout import ResearchWorkspace
-from agent_runtime.engine.prompts import Prompts
-from agent_runtime.engine.registry import ActionSet, Observation
 from agent_runtime.engine.run_context import ActionContext
-from agent_runtime.engine.run_record import EventLog, RunMeta
-from agent_runtime.testing import ScriptedModel, reply
 from sandbox.paths import PathPolicy
-from tests.conftest import snapshot_outside
+from tests.support.cli import snapshot_outside
+from tests.support.file_actions import ACTIONS, fails, make_context, ok, run
 
-ACTIONS = ActionSet.of(file_actions())
 SECRET = "outside secret: the password is swordfish\n"
 
 
@@ -55,18 +50,6 @@ def base(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def make_context(root: Path, **overrides: Any) -> ActionContext:
-    workspace = ResearchWorkspace(root)
-    return ActionContext(
-        workspace,
-        load_settings(overrides, env={}),
-        ScriptedModel(lambda messages, tools: reply()),
-        EventLog(workspace.events_file),
-        RunMeta(title="Test research"),
-        Prompts(),
-    )
-
-
 @pytest.fixture
 def ctx(base: Path) -> ActionContext:
     return make_context(base / "ws")
@@ -75,25 +58,6 @@ def ctx(base: Path) -> ActionContext:
 @pytest.fixture
 def ws(base: Path) -> Path:
     return (base / "ws").resolve()
-
-
-async def run(ctx: ActionContext, name: str, **arguments: Any) -> Observation:
-    return await ACTIONS.run(ctx, name, arguments)
-
-
-async def ok(ctx: ActionContext, name: str, **arguments: Any) -> str:
-    observation = await run(ctx, name, **arguments)
-    assert not observation.error, observation.text
-    return observation.text
-
-
-async def fails(ctx: ActionContext, name: str, **arguments: Any) -> str:
-    observation = await run(ctx, name, **arguments)
-    assert observation.error, observation.text
-    assert observation.text.startswith(("Error in ", "Error: invalid arguments")), observation.text
-    return observation.text
-
-
 
 
 # ----------------------------------------------------------------- the contract

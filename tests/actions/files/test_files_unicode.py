@@ -14,7 +14,7 @@ import pytest
 
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.run_context import ActionContext
-from tests.actions.files.test_files import fails, make_context, ok, run
+from tests.support.file_actions import fails, make_context, ok, run
 
 NAME = "附录 lǜsè.md"
 NFC = unicodedata.normalize("NFC", NAME)

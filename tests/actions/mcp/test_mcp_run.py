@@ -10,26 +10,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.actions.mcp.reference import needs_reference_servers, reference_server
-from tests.actions.mcp.test_tools import HELPER, PAGE, alive
-from tests.conftest import cli_env, run_cli
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.cli import cli_env, run_cli
+from tests.support.loopback import Handler, LoopbackServer, send
+from tests.support.mcp_servers import (
+    HELPER,
+    PAGE,
+    alive,
+    marked_pids,
+    needs_reference_servers,
+    reference_server,
+)
 
 
-def marked_pids(marker: str) -> list[int]:
-    """The processes whose environment holds `marker` (the servers of this test's config)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
+@pytest.mark.slow
 @needs_reference_servers
 def test_run_calls_mcp_tools_and_cites_the_fetched_source(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
@@ -87,6 +83,7 @@ def test_run_calls_mcp_tools_and_cites_the_fetched_source(
     assert not [pid for pid in marked_pids(value) if alive(pid)]
 
 
+@pytest.mark.slow
 def test_server_that_cannot_start_ends_the_run_with_exit_1(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -100,6 +97,7 @@ def test_server_that_cannot_start_ends_the_run_with_exit_1(
     assert "Traceback" not in result.stderr and not server.requests  # no model call was made
 
 
+@pytest.mark.slow
 def test_bad_config_is_a_usage_error_before_anything_starts(tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
     config.write_text('{"mcpServers": {"time": {"command": "uvx", "args": "mcp-server-time"}}}')
@@ -110,9 +108,10 @@ def test_bad_config_is_a_usage_error_before_anything_starts(tmp_path: Path) -> N
     assert not (tmp_path / "ws").exists()
 
 
+@pytest.mark.slow
 @needs_reference_servers
 def test_check_lists_each_server_and_its_tools(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
-    from tests.agent_runtime.app.test_check import calls_tools, check, line
+    from tests.support.check_cli import calls_tools, check, line
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -133,6 +132,7 @@ def test_check_lists_each_server_and_its_tools(tmp_path: Path, endpoint: Callabl
     assert result.code == 1 and line(result, "search").startswith("ok ")
 
 
+@pytest.mark.slow
 def test_budget_stop_and_interrupt_leave_no_server(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     import signal
     import subprocess
@@ -175,6 +175,7 @@ def test_budget_stop_and_interrupt_leave_no_server(tmp_path: Path, endpoint: Cal
     assert not any(alive(pid) for pid in during) and not [p for p in marked_pids(marker) if alive(p)]
 
 
+@pytest.mark.slow
 def test_research_agents_get_the_mcp_tools(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"helper": {"command": sys.executable, "args": [HELPER]}}}))

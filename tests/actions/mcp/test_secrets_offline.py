@@ -9,9 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import ScriptedEndpoint, call, reply
-from tests.actions.mcp.test_tools import HELPER
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.mcp_servers import HELPER
 
 ENV_VALUE = "mtv-5a4b3c2d1e0f9988"  # env "MY_TOKEN_VALUE": a name no pattern says is secret
 FILE_VALUE = "mfv-77aa66bb55cc4433"  # from the envFile
@@ -40,6 +42,7 @@ def assert_no_secret(*texts: str) -> None:
             assert secret not in text, f"{secret} shown in:\n{text}"
 
 
+@pytest.mark.slow
 def test_run_with_a_server_that_cannot_start_shows_no_credential_and_never_says_started(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -60,8 +63,9 @@ def test_run_with_a_server_that_cannot_start_shows_no_credential_and_never_says_
     assert not server.requests
 
 
+@pytest.mark.slow
 def test_check_shows_no_credential(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
-    from tests.agent_runtime.app.test_check import calls_tools, check
+    from tests.support.check_cli import calls_tools, check
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -77,6 +81,7 @@ def test_check_shows_no_credential(tmp_path: Path, endpoint: Callable[[Any], Scr
     assert_no_secret(result.stdout, result.stderr)
 
 
+@pytest.mark.slow
 def test_offline_with_an_mcp_config_is_a_usage_error(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     server = endpoint(lambda messages, tools: reply(call("all_finished", result="x")))
     corpus = tmp_path / "corpus"

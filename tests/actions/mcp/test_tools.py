@@ -1,5 +1,5 @@
 """MCP tools as actions, against real servers run as real processes: the reference servers from
-PyPI (mcp-server-time, mcp-server-fetch) and a small helper server (helper_server.py)."""
+PyPI (mcp-server-time, mcp-server-fetch) and a small helper server (tests/support/mcp_helper_server.py)."""
 
 from __future__ import annotations
 
@@ -19,25 +19,8 @@ from agent_runtime.engine.registry import ActionSet
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.tool_modes import action_schema
 from agent_runtime.testing import scratch_context
-from tests.actions.mcp.reference import needs_reference_servers, reference_server
-from tests.loopback import Handler, LoopbackServer, send
-
-HELPER = str(Path(__file__).with_name("helper_server.py"))
-PAGE = (
-    "<html><head><title>Tides of Lyme</title></head><body><article><h1>Tides of Lyme</h1>"
-    "<p>The spring tide at Lyme Regis reached 4.2 metres on 3 March, the highest this year, according "
-    "to the harbour master.</p><p>Fishing boats stayed in port for two days while the water was high.</p>"
-    "</article></body></html>"
-)
-
-
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+from tests.support.loopback import Handler, LoopbackServer, send
+from tests.support.mcp_servers import HELPER, PAGE, alive, needs_reference_servers, reference_server
 
 
 def config(tmp_path: Path, servers: dict[str, object]) -> Path:
@@ -75,6 +58,7 @@ async def started(ctx: ActionContext, path: Path) -> tuple[McpServers, ActionSet
     return servers, ActionSet.of(servers.actions)
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_time_server_tools_with_their_own_schema(ctx: ActionContext, tmp_path: Path) -> None:
     path = config(tmp_path, {"time": reference_server("mcp_server_time", "--local-timezone", "Europe/London")})
@@ -100,6 +84,7 @@ async def test_time_server_tools_with_their_own_schema(ctx: ActionContext, tmp_p
     assert brief["name"] == "mcp__time__get_current_time" and brief["parameters"]["required"] == ["timezone"]
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_allow_and_deny_lists(ctx: ActionContext, tmp_path: Path) -> None:
     path = config(tmp_path, {
@@ -110,6 +95,7 @@ async def test_allow_and_deny_lists(ctx: ActionContext, tmp_path: Path) -> None:
     assert actions.names() == ["mcp__only__convert_time", "mcp__but__authorization", "mcp__but__pid", "mcp__but__memo"]
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_fetched_page_becomes_a_source(
     ctx: ActionContext, tmp_path: Path, page_server: LoopbackServer
@@ -159,6 +145,7 @@ async def test_embedded_document_large_result_and_environment(
     assert set(names) <= allowed
 
 
+@pytest.mark.slow
 @needs_reference_servers
 async def test_a_server_that_cannot_start(tmp_path: Path) -> None:
     path = config(tmp_path, {"time": reference_server("mcp_server_time"), "db": python_server(HELPER, "--fail")})
@@ -173,6 +160,7 @@ async def test_a_server_that_cannot_start(tmp_path: Path) -> None:
         await start_servers(path)
 
 
+@pytest.mark.slow
 async def test_a_server_killed_mid_run_is_restarted_once_and_none_is_left(
     ctx: ActionContext, tmp_path: Path
 ) -> None:
@@ -210,6 +198,7 @@ async def test_servers_stop_with_the_run(ctx: ActionContext, tmp_path: Path) -> 
     assert not any(alive(p) for p in pids)
 
 
+@pytest.mark.slow
 async def test_streamable_http_server_with_headers(ctx: ActionContext, tmp_path: Path) -> None:
     import socket
     import subprocess

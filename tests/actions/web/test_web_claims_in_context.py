@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Route, WebServer
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.web_server import Route, WebServer
 
 PAGES_EN = {
     "/curie": ("Marie Curie - Encyclopedia", """<h1>Marie Curie</h1>
@@ -151,6 +151,7 @@ def run(tmp_path: Path, web_server: WebServer, pages: dict[str, tuple[str, str]]
     return report, citations
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("pages", "sentences", "title"), [(PAGES_EN, TRUE_EN, "Three pages"), (PAGES_ZH, TRUE_ZH, "三个页面")])
 def test_a_clean_report_naming_its_pages_subjects_has_no_dagger(
     tmp_path: Path, web_server: WebServer, pages: dict[str, tuple[str, str]], sentences: list[tuple[str, str]], title: str
@@ -164,6 +165,7 @@ def test_a_clean_report_naming_its_pages_subjects_has_no_dagger(
     assert len(in_sections) >= 6, [c["context"] for c in citations]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("pages", "sentences", "title"), [(PAGES_EN, WRONG_EN, "Three pages"), (PAGES_ZH, WRONG_ZH, "三个页面")])
 def test_a_report_of_wrong_sentences_has_nearly_all_marked(
     tmp_path: Path, web_server: WebServer, pages: dict[str, tuple[str, str]], sentences: list[tuple[str, str]], title: str

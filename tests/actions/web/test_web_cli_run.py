@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from conftest import Route, WebServer
+import pytest
 
 from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
+from tests.support.web_server import Route, WebServer
 
 REPO = Path(__file__).resolve().parents[3]
 RESULT_LINE = re.compile(r"^\[(S\d+)\] .*? — (\S+)(?: — .*)?$", re.M)
@@ -80,6 +81,7 @@ def check_sources(workspace: Path, expected_urls: list[str]) -> Ledger:
     return ledger
 
 
+@pytest.mark.slow
 def test_a_run_over_the_local_corpus(tmp_path: Path, make_pdf: Callable[..., bytes]) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -118,6 +120,7 @@ def test_a_run_over_the_local_corpus(tmp_path: Path, make_pdf: Callable[..., byt
     assert (workspace / ".runtime" / "corpus").is_dir()  # the index lives with the run
 
 
+@pytest.mark.slow
 def test_a_run_over_a_searxng_endpoint(
     tmp_path: Path, web_server: WebServer, make_server: Callable[[], WebServer]
 ) -> None:
@@ -171,8 +174,9 @@ def test_a_run_over_a_searxng_endpoint(
     assert web_server.url("/storage") in report and web_server.url("/hydro") in report
 
 
+@pytest.mark.slow
 def test_a_run_over_office_documents_names_what_it_cannot_read(tmp_path: Path) -> None:
-    from office_files import make_docx, make_pptx
+    from tests.support.office_files import make_docx, make_pptx
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -12,13 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ContextFactory, Route, WebServer
-from office_files import encrypt_docx, make_docx, make_epub, make_pptx, make_xlsx
 
 from actions.web.documents import CSV, DOCX, EPUB, PPTX, XLSX, location
 from actions.web.local_corpus import LocalCorpus, unread_files, unread_note
 from actions.web.search import web_search
 from actions.web.visit import visit_url
+from tests.support.office_files import encrypt_docx, make_docx, make_epub, make_pptx, make_xlsx
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 
 @pytest.fixture

@@ -7,9 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from actions.web import extract as extract_module
 from actions.web.digest import goal_passages, outline, terms
-from actions.web.extract import decode, extract
+from actions.web.extract import PDF_READERS, decode, extract, extract_pdf
 from agent_runtime.errors import ExtractionError
 
 
@@ -31,14 +30,13 @@ def test_charsets_are_detected(data: bytes, declared: str | None, html: bool, ex
     assert expected in text
 
 
-def test_a_pdf_falls_back_to_pypdf_when_pdfium_fails(
-    make_pdf: Callable[..., bytes], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_pdf_falls_back_to_pypdf_when_pdfium_fails(make_pdf: Callable[..., bytes]) -> None:
     def broken(body: bytes) -> tuple[str, str]:
         raise RuntimeError("pdfium unavailable")
 
-    monkeypatch.setattr(extract_module, "_pdf_with_pdfium", broken)
-    result = extract(make_pdf([["Fallback works."]]), content_type="application/pdf", charset=None, url="u")
+    (first, _), pypdf = PDF_READERS
+    assert first == "pdfium"  # the one the fault stands in for
+    result = extract_pdf(make_pdf([["Fallback works."]]), readers=(("pdfium", broken), pypdf))
     assert result.method == "pypdf" and "Fallback works." in result.text
 
 

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
-from conftest import ContextFactory, Route, WebServer
 
 from actions.web import extract as extract_module
 from actions.web.fetch import BROTLI, ZSTD, Fetcher, FetchLimits, FetchResult
@@ -20,6 +19,7 @@ from actions.web.visit import visit_url
 from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.errors import FetchError
 from sandbox.url_policy import URLPolicy
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 MB = 1024 * 1024
 LINE = b"<p>Battery bomb paragraph with some words 0123456789.</p>\n"
@@ -159,6 +159,7 @@ async def test_identity_is_no_encoding(web_server: WebServer) -> None:
     assert isinstance(result, FetchResult) and result.body == LINE and not result.truncated
 
 
+@pytest.mark.slow
 async def test_a_bomb_read_by_visit_url_says_it_was_cut(
     web_server: WebServer, make_ctx: ContextFactory
 ) -> None:

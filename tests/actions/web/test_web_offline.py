@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ContextFactory, Route, WebServer
 
 from actions.browser.browse import browse
 from actions.web.search import check_search_settings, web_search
@@ -16,6 +15,7 @@ from agent_runtime.config import Settings
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.errors import ConfigError, URLRefusedError
 from sandbox.url_policy import URLPolicy, make_client
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ContextFactory
 
 from actions.web.providers.base import SearchResult
 from actions.web.providers.serper import SerperProvider
@@ -26,6 +25,7 @@ from agent_runtime.config import Settings
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ConfigError
+from tests.support.web_server import ContextFactory
 
 
 class Sleeps:

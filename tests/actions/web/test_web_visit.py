@@ -12,12 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import ContextFactory, Route, WebServer
 
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.front_matter import read_front_matter
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_context import ActionContext
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 PARAGRAPHS = [
     "Solid-state batteries replace the liquid electrolyte of a lithium-ion cell with a solid one. "

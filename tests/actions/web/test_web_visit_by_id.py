@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ContextFactory, Route, WebServer
 
 from actions.web.search import web_search
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import ledger_for
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 
 @pytest.fixture

@@ -7,14 +7,14 @@ from collections.abc import Sequence
 
 import httpx
 import pytest
-from conftest import ContextFactory, Route, WebServer
 
 from actions.web.fetch import Fetcher
 from actions.web.visit import visit_url
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_context import ActionContext
 from sandbox.url_policy import PolicyTransport, URLPolicy
-from tests.network_doubles import RecordingNetwork
+from tests.support.network_doubles import RecordingNetwork
+from tests.support.web_server import ContextFactory, Route, WebServer
 
 ADVICE = "only public internet addresses may be fetched (a person can allow private addresses with --allow-private-urls)"
 

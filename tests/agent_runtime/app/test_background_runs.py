@@ -16,12 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.app.background_runs import environment, flag_arguments, launch, run_arguments
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.testing import ScriptedEndpoint
-from tests.actions.mcp.test_tools import alive
-from tests.agent_runtime.app.batch.scripted import BatchScript, progress_writes
-from tests.conftest import cli_env
+from tests.support.batch_script import BatchScript, progress_writes
+from tests.support.cli import cli_env
+from tests.support.mcp_servers import alive
 
 KEY = "sk-children-secret-77aa"
 
@@ -33,6 +35,7 @@ def wait_for(check: Callable[[], bool], what: str, seconds: float = 120) -> None
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_dash_title_and_purpose_reach_the_run_and_the_key_stays_off_its_command_line(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint], monkeypatch: Any
 ) -> None:
@@ -67,6 +70,7 @@ child.wait()
 """
 
 
+@pytest.mark.slow
 def test_a_child_stops_resumably_when_its_parent_is_killed(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -92,6 +96,7 @@ def test_a_child_stops_resumably_when_its_parent_is_killed(
     assert meta["status"] == "interrupted", (tmp_path / "run.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_folder_named_agent_runtime_in_the_working_folder_is_not_imported(tmp_path: Path) -> None:
     planted = tmp_path / "agent_runtime"
     (planted / "app").mkdir(parents=True)

@@ -17,16 +17,11 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from agent_runtime.testing import Reply, ScriptedEndpoint, reply
+from tests.support.check_cli import calls_tools, check, line
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 CHROMIUM = shutil.which("chromium")
-
-
-def calls_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
-    if tools:
-        return reply(call("report_word", word="ready"))
-    return reply(content='{"action": "report_word", "arguments": {"word": "ready"}}')
 
 
 def only_text_unless_asked_for_json(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
@@ -81,22 +76,7 @@ def json_server() -> Iterator[Callable[[int, dict[str, Any]], str]]:
         server.server_close()
 
 
-def check(base_url: str, *flags: str, tmp_path: Path, **env: str) -> CliResult:
-    environment = cli_env(None, HOME=str(tmp_path / "home"), **env)
-    for key in ("TAVILY_API_KEY", "SERPER_API_KEY", "BRAVE_API_KEY", "JINA_API_KEY", "SEARXNG_URL"):
-        environment.pop(key, None)
-    environment.update(env)
-    return run_cli(
-        ["check", "--base-url", base_url, "--api-key", "test-key", *flags], environment, cwd=tmp_path
-    )
-
-
-def line(result: CliResult, what: str) -> str:
-    found = [text for text in result.stdout.splitlines() if text[6:].startswith(what)]
-    assert found, f"no {what!r} line in:\n{result.stdout}{result.stderr}"
-    return found[0]
-
-
+@pytest.mark.slow
 def test_a_working_setup_passes_every_check(endpoint: Any, corpus: Path, tmp_path: Path) -> None:
     server: ScriptedEndpoint = endpoint(calls_tools)
     result = check(
@@ -115,6 +95,7 @@ def test_a_working_setup_passes_every_check(endpoint: Any, corpus: Path, tmp_pat
     assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["report_word"]
 
 
+@pytest.mark.slow
 def test_a_model_that_only_writes_text_is_told_to_use_json_mode(
     endpoint: Any, corpus: Path, tmp_path: Path
 ) -> None:
@@ -149,6 +130,7 @@ def test_a_model_that_only_writes_text_is_told_to_use_json_mode(
     assert "tools" not in server.requests[-1]
 
 
+@pytest.mark.slow
 def test_a_model_that_never_calls_a_tool_fails_with_advice(
     endpoint: Any, corpus: Path, tmp_path: Path
 ) -> None:
@@ -162,6 +144,7 @@ def test_a_model_that_never_calls_a_tool_fails_with_advice(
     assert line(result, "model").startswith("ok ") and "gpt-4o-mini answers" in line(result, "model")
 
 
+@pytest.mark.slow
 def test_a_refused_key_is_named(json_server: Any, corpus: Path, tmp_path: Path) -> None:
     url = json_server(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})
     result = check(
@@ -173,6 +156,7 @@ def test_a_refused_key_is_named(json_server: Any, corpus: Path, tmp_path: Path) 
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_dead_port_fails_in_seconds(corpus: Path, tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port that nothing listens on
         probe.bind(("127.0.0.1", 0))
@@ -188,6 +172,7 @@ def test_a_dead_port_fails_in_seconds(corpus: Path, tmp_path: Path) -> None:
     assert line(result, "search").startswith("ok ")
 
 
+@pytest.mark.slow
 def test_search_providers_each_answer_or_say_what_is_missing(
     endpoint: Any, json_server: Any, tmp_path: Path
 ) -> None:
@@ -203,6 +188,7 @@ def test_search_providers_each_answer_or_say_what_is_missing(
     assert searches[1].startswith("FAIL ") and "TAVILY_API_KEY" in searches[1]
 
 
+@pytest.mark.slow
 def test_a_searxng_that_refuses_json_is_a_problem(endpoint: Any, json_server: Any, tmp_path: Path) -> None:
     searxng = json_server(403, {"error": "forbidden"})
     server = endpoint(calls_tools)
@@ -214,6 +200,7 @@ def test_a_searxng_that_refuses_json_is_a_problem(endpoint: Any, json_server: An
     assert "search.formats" in line(result, "search")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 def test_chromium_present_is_started(endpoint: Any, corpus: Path, tmp_path: Path) -> None:
     server = endpoint(calls_tools)
@@ -225,6 +212,7 @@ def test_chromium_present_is_started(endpoint: Any, corpus: Path, tmp_path: Path
     assert line(result, "browser").startswith("ok ") and "starts" in line(result, "browser")
 
 
+@pytest.mark.slow
 def test_a_browser_that_will_not_start_is_a_problem(endpoint: Any, corpus: Path, tmp_path: Path) -> None:
     fake = tmp_path / "chromium"
     fake.write_text("#!/bin/sh\necho 'error while loading shared libraries: libnss3.so' >&2\nexit 127\n")
@@ -240,6 +228,7 @@ def test_a_browser_that_will_not_start_is_a_problem(endpoint: Any, corpus: Path,
     assert line(result, "browser").startswith("FAIL ") and "did not start" in line(result, "browser")
 
 
+@pytest.mark.slow
 def test_offline_says_what_it_means_and_starts_no_browser(
     endpoint: Any, corpus: Path, tmp_path: Path
 ) -> None:
@@ -260,6 +249,7 @@ def test_offline_says_what_it_means_and_starts_no_browser(
     assert "browser" not in result.stdout and not (tmp_path / "browser-started").exists()
 
 
+@pytest.mark.slow
 def test_offline_with_a_web_search_provider_is_a_problem(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(calls_tools)
     result = check(
@@ -293,6 +283,7 @@ def test_offline_notes_an_endpoint_that_may_be_elsewhere(url: str, local: bool) 
         assert "the documents' text, goes there" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_a_run_after_check_starts_in_the_mode_check_found(
     endpoint: Any, corpus: Path, tmp_path: Path
 ) -> None:
@@ -335,6 +326,7 @@ def test_a_run_after_check_starts_in_the_mode_check_found(
     assert json.loads((ws / ".runtime" / "run.json").read_text())["tool_mode"] == "json"
 
 
+@pytest.mark.slow
 def test_a_server_refusing_tool_lists_passes_in_auto_mode_and_is_noted(
     endpoint: Any, corpus: Path, tmp_path: Path
 ) -> None:

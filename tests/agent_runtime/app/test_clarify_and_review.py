@@ -15,8 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+
+pytestmark = pytest.mark.slow  # real CLI processes (docs/testing.md: the quick loop leaves them out)
 
 Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]
 PLAN = "# Batteries\n\n## Research questions\n1. Q1: cost per kWh\n\n## Outline\n1. Notebook/01_costs.md: costs\n"

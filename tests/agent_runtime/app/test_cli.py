@@ -10,44 +10,13 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Fault, Reply, ScriptedEndpoint, call, raw_call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli
+from tests.support.research_script import research_script, with_fault_at
 
 Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply | Fault]
 
 
-def research_script(workspace: Path) -> Script:
-    """Blueprint → current dashboard → report file → all_finished, decided from what the model sees."""
-
-    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | Fault:
-        seen = json.dumps(messages)
-        if "phase: writing" in seen:
-            write_cited_report(workspace)
-            return reply(
-                call("all_finished", result="Solid-state batteries: a summary.", report_path="draft.md")
-            )
-        if "Q1: cost per kWh" in seen:
-            return reply(call("update_current_dashboard", content="# Current\n\nphase: writing\n"))
-        return reply(
-            call(
-                "update_overall_dashboard",
-                content="# Solid-state\n\n## Research questions\n- Q1: cost per kWh\n",
-            )
-        )
-
-    return script
-
-
-def with_fault_at(script: Script, index: int, fault: Reply | Fault) -> Script:
-    """Answer request number `index` (0-based, as the endpoint counts) with `fault` instead."""
-    served = {"n": 0}
-
-    def wrapped(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | Fault:
-        served["n"] += 1
-        return fault if served["n"] - 1 == index else script(messages, tools)
-
-    return wrapped
-
-
+@pytest.mark.slow
 def test_scripted_end_to_end_run(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
     server = endpoint(research_script(ws))
@@ -124,6 +93,7 @@ FAULTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(FAULTS))
 def test_each_fault_is_survived_and_the_run_finishes(
     name: str, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
@@ -150,6 +120,7 @@ def test_each_fault_is_survived_and_the_run_finishes(
         assert len(retries) == 1 and retries[0]["attempt"] == 1
 
 
+@pytest.mark.slow
 def test_no_api_key_is_a_clear_error(tmp_path: Path) -> None:
     result = run_cli(["run", "T", "--workspace", str(tmp_path / "ws")], cli_env())
     assert result.code == 1
@@ -157,6 +128,7 @@ def test_no_api_key_is_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "ws").exists()
 
 
+@pytest.mark.slow
 def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
     result = run_cli(
         ["run", "T", "--workspace", str(tmp_path / "ws"), "--base-url", "http://127.0.0.1:9/v1"], cli_env()
@@ -165,6 +137,7 @@ def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
     assert "cannot reach the model endpoint" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_endpoint_refusing_the_model_is_a_clear_error(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -181,6 +154,7 @@ def test_endpoint_refusing_the_model_is_a_clear_error(
     assert json.loads((tmp_path / "ws" / ".runtime" / "run.json").read_text())["status"] == "error"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -195,6 +169,7 @@ def test_usage_errors_exit_2(args: list[str], message: str) -> None:
     assert result.code == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_invalid_setting_values_are_clear_errors(tmp_path: Path) -> None:
     result = run_cli(
         ["run", "T", "--workspace", str(tmp_path / "ws"), "--max-steps", "0"],
@@ -205,6 +180,7 @@ def test_invalid_setting_values_are_clear_errors(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_workspace_holding_a_run_is_not_overwritten(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -217,6 +193,7 @@ def test_a_workspace_holding_a_run_is_not_overwritten(
     assert (ws / "overall_dashboard.md").read_text() == before
 
 
+@pytest.mark.slow
 def test_inspect_and_resume_of_a_folder_that_is_not_a_workspace(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("my own file")
     for command in (["inspect", str(tmp_path)], ["resume", str(tmp_path), "--api-key", "k"]):
@@ -232,6 +209,7 @@ def test_inspect_and_resume_of_a_folder_that_is_not_a_workspace(tmp_path: Path) 
     )
 
 
+@pytest.mark.slow
 def test_json_tool_mode_end_to_end(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
     native = research_script(ws)

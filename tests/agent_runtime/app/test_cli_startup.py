@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
 
 HEAVY = ("openai", "trafilatura", "browser_use", "lxml", "pypdfium2", "ddgs", "httpx", "docx", "markdown_it", "starlette", "uvicorn")
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 
 def first_request(tmp_path: Path, title: str, *flags: str) -> dict[str, Any]:
@@ -31,6 +31,7 @@ def first_request(tmp_path: Path, title: str, *flags: str) -> dict[str, Any]:
     return server.requests[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["native", "json"])
 def test_an_8k_window_gets_a_prefix_under_2000_tokens(tmp_path: Path, mode: str) -> None:
     body = first_request(
@@ -47,6 +48,7 @@ def test_an_8k_window_gets_a_prefix_under_2000_tokens(tmp_path: Path, mode: str)
         assert "## web_search(" in system["content"] and "## browse(" not in system["content"]
 
 
+@pytest.mark.slow
 def test_a_large_window_keeps_the_full_profile(tmp_path: Path) -> None:
     body = first_request(tmp_path, "libffi calling conventions", "--tool-mode", "native")
     names = [tool["function"]["name"] for tool in body["tools"]]
@@ -54,6 +56,7 @@ def test_a_large_window_keeps_the_full_profile(tmp_path: Path) -> None:
     assert count_tokens([body["messages"][0]], body["tools"]) > 2_000
 
 
+@pytest.mark.slow
 def test_the_language_travels_in_the_last_message(tmp_path: Path) -> None:
     body = first_request(tmp_path, "libffi 在 ARM64 上的调用约定", "--context-window", "8000")
     assert "[language] Write in Chinese (中文)." in body["messages"][-1]["content"]

@@ -26,9 +26,9 @@ from agent_runtime.app.researcher import Researcher
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import ExportError
 from agent_runtime.testing import Reply, ScriptedModel, call, reply
-from tests.agent_runtime.helpers import settings, start_run
-from tests.conftest import cli_env, run_cli
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.cli import cli_env, run_cli
+from tests.support.loopback import Handler, LoopbackServer, send
+from tests.support.runs import settings, start_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -323,6 +323,7 @@ def test_the_pdf_links_citations_to_references_and_references_to_their_sources(
 
 
 # -- HTML in Chromium ---------------------------------------------------------------------------
+@pytest.mark.slow
 @needs_chromium
 def test_the_html_works_in_chromium_offline_and_runs_no_script(english: Path, tmp_path: Path) -> None:
     from playwright.sync_api import Route, sync_playwright
@@ -370,6 +371,7 @@ def test_the_html_works_in_chromium_offline_and_runs_no_script(english: Path, tm
     assert outside == []
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_the_chinese_html_names_cjk_fonts_and_its_language(chinese: Path) -> None:
     from playwright.sync_api import sync_playwright
@@ -391,6 +393,7 @@ def test_the_chinese_html_names_cjk_fonts_and_its_language(chinese: Path) -> Non
 
 
 # -- the command line and its errors --------------------------------------------------------------
+@pytest.mark.slow
 def test_export_through_the_cli(english: Path, tmp_path: Path) -> None:
     out = tmp_path / "memo.docx"
     done = run_cli(["export", str(english), "--format", "docx", "--output", str(out)], cli_env())
@@ -409,6 +412,7 @@ def one_line_error(done: Any) -> str:
     return str(lines[0])
 
 
+@pytest.mark.slow
 async def test_an_unfinished_run_says_so_and_how_to_finish_it(tmp_path: Path) -> None:
     script = lambda m, t: reply(call("update_current_dashboard", content="# Current\n\nReading.\n"))  # noqa: E731
     result, _ = await start_run(tmp_path, script, max_steps=1)
@@ -421,6 +425,7 @@ async def test_an_unfinished_run_says_so_and_how_to_finish_it(tmp_path: Path) ->
     assert not list(ws.glob("report.html")) and not list(ws.glob(".report*"))
 
 
+@pytest.mark.slow
 def test_a_folder_that_is_no_workspace_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     line = one_line_error(run_cli(["export", str(tmp_path), "--format", "docx"], cli_env()))
@@ -429,6 +434,7 @@ def test_a_folder_that_is_no_workspace_is_refused(tmp_path: Path) -> None:
     assert "does not exist" in line
 
 
+@pytest.mark.slow
 def test_a_bad_format_is_a_usage_error(english: Path) -> None:
     done = run_cli(["export", str(english), "--format", "odt"], cli_env())
     assert done.code == 2 and "invalid choice: 'odt'" in done.stderr
@@ -436,6 +442,7 @@ def test_a_bad_format_is_a_usage_error(english: Path) -> None:
         export_report(english, "odt")
 
 
+@pytest.mark.slow
 def test_an_output_that_cannot_be_written_is_one_message(english: Path, tmp_path: Path) -> None:
     line = one_line_error(run_cli(["export", str(english), "--format", "html", "--output", str(tmp_path / "no" / "r.html")], cli_env()))  # fmt: skip
     assert "does not exist" in line
@@ -446,6 +453,7 @@ def test_an_output_that_cannot_be_written_is_one_message(english: Path, tmp_path
     assert line.startswith("deep-researcher: error: cannot write /proc/report.html")
 
 
+@pytest.mark.slow
 def test_a_pdf_without_chromium_says_what_to_install(english: Path, tmp_path: Path) -> None:
     env = cli_env(PATH=str(tmp_path))  # nothing on PATH: no browser to find
     line = one_line_error(run_cli(["export", str(english), "--format", "pdf"], env))
@@ -475,6 +483,7 @@ def small_workspace(root: Path, report: str = SMALL_REPORT, name: str = "ws") ->
     return ws
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["report.md", "report.citations.json", ".runtime/run.json"])
 def test_a_file_linked_to_outside_the_workspace_is_refused(tmp_path: Path, name: str) -> None:
     secret = tmp_path / "secret.md"
@@ -704,6 +713,7 @@ CONTROL_REPORT = (
 )
 
 
+@pytest.mark.slow
 def test_control_characters_from_pdf_text_do_not_break_the_docx(tmp_path: Path) -> None:
     ws = small_workspace(tmp_path, CONTROL_REPORT)
     done = run_cli(["export", str(ws), "--format", "docx"], cli_env())
@@ -753,6 +763,7 @@ def fake_chromium(folder: Path) -> Path:
     return browser
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("uid", "sandboxed"), [(1000, True), (0, False)])
 def test_chromium_prints_in_its_sandbox_unless_it_runs_as_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uid: int, sandboxed: bool
@@ -767,6 +778,7 @@ def test_chromium_prints_in_its_sandbox_unless_it_runs_as_root(
     assert "--headless" in args and ("--no-sandbox" not in args) is sandboxed
 
 
+@pytest.mark.slow
 def test_a_machine_where_the_sandbox_cannot_start_is_told_what_to_do(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

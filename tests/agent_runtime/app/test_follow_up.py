@@ -9,9 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+
+pytestmark = pytest.mark.slow  # real CLI processes (docs/testing.md: the quick loop leaves them out)
 
 Script = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]
 PLAN = "# {title}\n\n## Research questions\n1. {question}\n\n## Outline\n1. Notebook/01_answer.md: the answer\n"

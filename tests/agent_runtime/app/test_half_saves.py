@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.engine.writers import Writers
-from tests.half_saves import run_with_half_saves
+from tests.support.half_saves import run_with_half_saves
 
 SAVES = 12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title", ["Dashboards edited while the run works", "运行期间被编辑的仪表板"])
 def test_no_half_saved_edit_is_lost_during_a_cli_run(tmp_path: Path, title: str) -> None:
     outcome = run_with_half_saves(tmp_path, SAVES, title=title)

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.actions.mcp.test_mcp_run import marked_pids
-from tests.actions.mcp.test_tools import alive
-from tests.conftest import cli_env, write_cited_report
+from tests.support.cli import cli_env, write_cited_report
+from tests.support.mcp_servers import alive, marked_pids
 
 
 def research_script(folder: Path) -> Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]:
@@ -43,6 +43,7 @@ def text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
 
+@pytest.mark.slow
 def test_mcp_server_over_stdio(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     folder = tmp_path / "research"
     folder.mkdir()
@@ -158,6 +159,7 @@ def test_a_run_another_process_works_in_is_running_never_resumed_twice(
     assert runs.status(str(space.root))["status"] == "stopped"  # nobody works in it any more
 
 
+@pytest.mark.slow
 def test_two_titles_of_one_slug_started_at_once_get_two_workspaces(tmp_path: Path, monkeypatch: Any) -> None:
     folder = tmp_path / "research"
     folder.mkdir()
@@ -193,6 +195,7 @@ def test_a_report_path_outside_the_workspace_is_never_read(tmp_path: Path, monke
     assert "the neighbour's secret" not in said and "names a report outside its workspace" in said
 
 
+@pytest.mark.slow
 def test_stopping_the_runs_leaves_sigterm_as_it_was(tmp_path: Path, monkeypatch: Any) -> None:
     """stop_all ignores a second SIGTERM while it waits; were that left so, every process started
     afterwards would inherit SIGTERM ignored and could no longer be stopped by it."""

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.app.test_cli import research_script
-from tests.conftest import CliResult, cli_env, run_cli
+from tests.support.cli import CliResult, cli_env, run_cli
+from tests.support.research_script import research_script
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -56,6 +56,7 @@ def finished_run(tmp_path: Path, server: ScriptedEndpoint, title: str = "Solid-s
 
 
 # -- 1. check and the model name ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_model_name_one_letter_off_warns_and_names_the_nearest(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(calls_tools)
     local = ("--search", "local", "--corpus", str(corpus(tmp_path)), "--browser-path", "/nonexistent")
@@ -76,6 +77,7 @@ def test_a_model_name_one_letter_off_warns_and_names_the_nearest(endpoint: Any, 
 
 
 # -- 3. resuming a finished run ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_resuming_a_finished_run_says_so_and_calls_no_model(endpoint: Any, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     server = endpoint(research_script(ws))
@@ -95,6 +97,7 @@ def test_resuming_a_finished_run_says_so_and_calls_no_model(endpoint: Any, tmp_p
 
 
 # -- 4. export --output DIR/ -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_export_into_a_folder_and_a_missing_folder(endpoint: Any, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     finished_run(tmp_path, endpoint(research_script(ws)))
@@ -118,6 +121,7 @@ def test_export_into_a_folder_and_a_missing_folder(endpoint: Any, tmp_path: Path
 
 
 # -- 5. .env -----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_dotenv_file_is_read_below_the_environment_and_flags(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(calls_tools)
     here = tmp_path / "project"
@@ -181,6 +185,7 @@ def test_a_dotenv_file_is_read_below_the_environment_and_flags(endpoint: Any, tm
 UNKNOWN = "cost unknown (set DEEP_RESEARCHER_PRICE_INPUT / _OUTPUT)"
 
 
+@pytest.mark.slow
 def test_a_model_without_prices_shows_cost_unknown_everywhere(endpoint: Any, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     server = endpoint(research_script(ws))
@@ -199,6 +204,7 @@ def test_a_model_without_prices_shows_cost_unknown_everywhere(endpoint: Any, tmp
     assert "cost unknown" not in run_cli(["inspect", str(priced)], cli_env()).stdout
 
 
+@pytest.mark.slow
 def test_check_says_when_costs_are_unknown(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(calls_tools)
     local = ("--model", "scripted-model", "--search", "local", "--corpus", str(corpus(tmp_path)),
@@ -212,6 +218,7 @@ def test_check_says_when_costs_are_unknown(endpoint: Any, tmp_path: Path) -> Non
     assert budget.code == 1 and line(budget, "cost").startswith("FAIL ") and "--max-cost" in line(budget, "cost")
 
 
+@pytest.mark.slow
 def test_a_cost_budget_without_prices_is_refused_at_start(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(research_script(tmp_path / "ws"))
     result = run_cli(
@@ -224,6 +231,7 @@ def test_a_cost_budget_without_prices_is_refused_at_start(endpoint: Any, tmp_pat
 
 
 # -- 7. limits on input ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_title_or_purpose_too_long_is_a_usage_error(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(research_script(tmp_path / "ws"))
     long_title = run_cli(["run", "x" * 5000, "--workspace", str(tmp_path / "ws")], cli_env(server.url))
@@ -237,6 +245,7 @@ def test_a_title_or_purpose_too_long_is_a_usage_error(endpoint: Any, tmp_path: P
 
 
 # -- 8. search unreachable ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_check_says_what_to_do_when_duckduckgo_cannot_be_reached(endpoint: Any, tmp_path: Path) -> None:
     server = endpoint(calls_tools)
     # A proxy that nothing answers: unreachable, on any machine, with or without internet.
@@ -259,6 +268,7 @@ def test_a_dns_failure_is_said_in_words() -> None:
     assert said is not None and "name lookup" in said and "Query {" not in said
 
 
+@pytest.mark.slow
 def test_a_run_whose_search_is_unreachable_stops_with_advice(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     searches = iter(range(1000))
@@ -291,6 +301,7 @@ def test_a_run_whose_search_is_unreachable_stops_with_advice(tmp_path: Path) -> 
 NOT_A_WORKSPACE = "is not a research workspace (it has no overall_dashboard.md or .runtime/run.json)"
 
 
+@pytest.mark.slow
 def test_not_a_workspace_is_worded_the_same_everywhere(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("my own file")
     for command in (
@@ -320,6 +331,7 @@ def readme_block(after: str, language: str) -> str:
     return section[start : section.index("```", start)]
 
 
+@pytest.mark.slow
 def test_the_testing_module_serves_a_demo_endpoint(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_runtime.testing"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -346,6 +358,7 @@ def test_the_testing_module_serves_a_demo_endpoint(tmp_path: Path) -> None:
         proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_a_chinese_report_lists_its_references_with_chinese_punctuation(
     endpoint: Any, tmp_path: Path
 ) -> None:

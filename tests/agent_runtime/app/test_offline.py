@@ -20,7 +20,7 @@ from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.loopback import Handler, LoopbackServer, send
 
 REPO = Path(__file__).resolve().parents[3]
 FACT = "The merger with Northwind closes in the third quarter."
@@ -58,6 +58,7 @@ def run_cli(endpoint: ScriptedEndpoint, tmp_path: Path, *flags: str) -> subproce
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_an_offline_run_reads_the_corpus_by_id_and_never_connects(
     corpus: Path, outside: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -102,6 +103,7 @@ def test_an_offline_run_reads_the_corpus_by_id_and_never_connects(
     assert meta is not None and meta.settings["offline"] is True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("search", ["duckduckgo", "local,duckduckgo"])
 def test_offline_with_a_web_search_provider_does_not_start(search: str, corpus: Path, tmp_path: Path) -> None:
     def never(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:

@@ -15,7 +15,7 @@ import pytest
 from agent_runtime.app.view.workspaces import summary
 from agent_runtime.engine.commands import command, raised_budget, resume_command, with_note
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 
 def pastes(line: str) -> list[str]:
@@ -29,6 +29,7 @@ def printed_after(prefix: str, text: str) -> str:
     return text.split(prefix, 1)[1].splitlines()[0]
 
 
+@pytest.mark.slow
 def test_a_stop_prints_a_resume_line_that_pastes_and_continues(tmp_path: Path) -> None:
     ws = tmp_path / "my notes (v2)"
     state = {"finish": False}

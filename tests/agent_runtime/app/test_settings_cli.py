@@ -7,10 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 
+@pytest.mark.slow
 def test_a_bad_variable_is_a_usage_error_that_names_it(tmp_path: Path) -> None:
     done = run_cli(["run", "Anything"], cli_env("http://127.0.0.1:9/v1", DEEP_RESEARCHER_MAX_STEPS="abc"), cwd=tmp_path)
     assert done.code == 2
@@ -18,6 +21,7 @@ def test_a_bad_variable_is_a_usage_error_that_names_it(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and "pydantic" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_relative_corpus_means_the_same_folder_on_a_resume_from_elsewhere(tmp_path: Path) -> None:
     start = tmp_path / "project"
     (start / "corpus").mkdir(parents=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import events, finish_with_report, read_fixture, start_run
+from tests.support.runs import events, finish_with_report, read_fixture, start_run
 
 EDITED_PLAN = "# Test research\n\n## Outline\n1. Notebook/01_only_costs.md: focus on costs only (the user's plan)\n"
 

@@ -11,7 +11,7 @@ from typing import Any
 from agent_runtime import follow_up_research, research, resume
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
 
 PLAN = "# Cells\n\n## Research questions\n1. Q1: cost per kWh\n\n## Outline\n1. Notebook/01_costs.md: costs\n"
 

@@ -10,9 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.runs import events
 
 CHAPTER = "Notebook/01_price.md"
 SECONDS_PER_REPLY = 0.7
@@ -74,6 +76,7 @@ def slow_model(ws: Path, finish: bool) -> Any:
     return script
 
 
+@pytest.mark.slow
 def test_time_runs_out_the_chapters_become_an_unfinished_report_and_resume_finishes(tmp_path: Path) -> None:
     ws, docs = tmp_path / "ws", corpus(tmp_path)
     flags = ["--search", "local", "--corpus", str(docs), "-q", "--verify-citations", "lexical"]
@@ -110,6 +113,7 @@ def test_time_runs_out_the_chapters_become_an_unfinished_report_and_resume_finis
     assert "report" not in json.loads((ws / ".runtime" / "run.json").read_text())["summary"]
 
 
+@pytest.mark.slow
 def test_a_step_budget_stop_prints_a_command_that_continues(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     searches = iter(range(1000))

@@ -17,7 +17,7 @@ from agent_runtime.domain.layout import template_text
 from agent_runtime.engine.tokens import TokenEstimator
 from agent_runtime.language import dashboard_words
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
 
 FILE_AGENT = "You are the File agent"
 TITLES = {"en": "Sodium-ion cells for grid storage", "zh": "钠离子电池在电网储能中的应用"}
@@ -118,6 +118,7 @@ def observation_after(messages: list[dict[str, Any]], marker: str) -> str:
     return next(text for text in reversed(texts_after_system(messages)) if marker in text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("mode", ["native", "json"])
 def test_a_weak_models_run_costs_one_step_per_trap_and_finishes(tmp_path: Path, language: str, mode: str) -> None:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.cli import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.runs import events
 
 Endpoint = Callable[[Any], ScriptedEndpoint]
 
@@ -34,6 +34,7 @@ def last(messages: list[dict[str, Any]]) -> str:
     return str(messages[-1]["content"])
 
 
+@pytest.mark.slow
 def test_a_server_slower_than_the_timeout_is_waited_for_once_and_the_user_sees_it(
     tmp_path: Path, endpoint: Endpoint
 ) -> None:
@@ -51,6 +52,7 @@ def test_a_server_slower_than_the_timeout_is_waited_for_once_and_the_user_sees_i
     assert [e for e in events(ws) if e["event"] == "model_waiting"]
 
 
+@pytest.mark.slow
 def test_a_rambling_reply_is_cut_at_the_output_cap_and_the_model_is_told(
     tmp_path: Path, endpoint: Endpoint
 ) -> None:
@@ -73,6 +75,7 @@ def test_a_rambling_reply_is_cut_at_the_output_cap_and_the_model_is_told(
     assert "cut_at_output_limit" in calls[0]["problems"]
 
 
+@pytest.mark.slow
 def test_a_call_in_flight_when_the_time_budget_ends_is_stopped(tmp_path: Path, endpoint: Endpoint) -> None:
     ws = tmp_path / "ws"
 
@@ -91,6 +94,7 @@ def test_a_call_in_flight_when_the_time_budget_ends_is_stopped(tmp_path: Path, e
     assert meta["status"] == "stopped" and 2 <= meta["totals"]["elapsed_seconds"] < 5
 
 
+@pytest.mark.slow
 def test_text_replies_without_an_action_are_escalated_then_stopped(
     tmp_path: Path, endpoint: Endpoint
 ) -> None:
@@ -110,6 +114,7 @@ def test_text_replies_without_an_action_are_escalated_then_stopped(
     assert json.loads(example.group(1))["name"] == "update_overall_dashboard"
 
 
+@pytest.mark.slow
 def test_near_identical_dashboard_updates_are_noticed_and_stopped(tmp_path: Path, endpoint: Endpoint) -> None:
     ws = tmp_path / "ws"
     count = iter(range(100))
@@ -130,6 +135,7 @@ def test_near_identical_dashboard_updates_are_noticed_and_stopped(tmp_path: Path
     assert "nearly the same arguments" in told and "Move on" in told
 
 
+@pytest.mark.slow
 def test_a_malformed_fenced_call_gets_the_parse_error_with_its_position(
     tmp_path: Path, endpoint: Endpoint
 ) -> None:
@@ -215,6 +221,7 @@ def weak_model(ws: Path, seed: int) -> Callable[..., Reply]:
     return script
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_a_weak_model_making_the_usual_mistakes_still_finishes(
     seed: int, tmp_path: Path, endpoint: Endpoint
@@ -237,6 +244,7 @@ def test_a_weak_model_making_the_usual_mistakes_still_finishes(
     assert meta["totals"]["steps"] <= 40
 
 
+@pytest.mark.slow
 def test_a_tool_call_cut_by_the_output_cap_is_explained_and_the_run_goes_on(
     tmp_path: Path, endpoint: Endpoint
 ) -> None:

@@ -78,6 +78,7 @@ def test_urls_that_are_not_http_are_kept_as_they_are() -> None:
     assert canonical_url("  corpus:a.md ") == "corpus:a.md"
 
 
+@pytest.mark.slow
 @given(
     host=st.from_regex(r"[a-z]{1,10}\.(com|org|de)", fullmatch=True),
     path=st.lists(st.from_regex(r"[a-zA-Z0-9_-]{1,8}", fullmatch=True), max_size=4),
@@ -393,6 +394,7 @@ def _lines(child: subprocess.Popen[str]) -> Iterator[str]:
         yield line.strip()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_append_keeps_every_completed_record(tmp_path: Path) -> None:
     """A real SIGKILL while a save is half written: every save that returned is there after, the half
     line is not, and the ledger goes on."""
@@ -445,6 +447,7 @@ def test_kill_9_mid_append_keeps_every_completed_record(tmp_path: Path) -> None:
     assert Ledger.load(sources).lookup("https://example.com/after") is not None
 
 
+@pytest.mark.slow
 def test_kill_9_at_a_random_moment_loses_no_completed_save(tmp_path: Path) -> None:
     """The kill lands wherever it lands (in an append, a compaction or between them): every id the
     child printed after its save returned is in the loaded ledger."""
@@ -606,6 +609,8 @@ def test_a_failed_or_interrupted_append_leaves_no_half_line(
         write(fd, data[: len(data) // 2])
         raise failure
 
+    # Patched by name: a write(2) that stops halfway sits below every caller; a real one (RLIMIT_FSIZE)
+    # gives EFBIG but cannot give the interrupt case.
     monkeypatch.setattr(journal_module, "_write_all", half_then_fail)
     with pytest.raises(raised):  # a full disk is named as such, as atomic_write_text names it
         ledger.register("https://example.com/failed", "Failed")

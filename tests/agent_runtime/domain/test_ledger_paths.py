@@ -17,7 +17,7 @@ from agent_runtime.domain.sources.journal import JOURNAL_FILE, LEDGER_FILE
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 OUTSIDE_TEXT = "the secret diary outside the workspace"
 
@@ -58,6 +58,7 @@ def test_a_snapshot_that_links_out_is_not_read(tmp_path: Path) -> None:
         source_text(record, sources)
 
 
+@pytest.mark.slow
 def test_resume_and_audit_refuse_a_tampered_ledger(tmp_path: Path) -> None:
     (tmp_path / "outside.md").write_text(OUTSIDE_TEXT)
     ws = tmp_path / "ws"

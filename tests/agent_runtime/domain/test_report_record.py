@@ -15,7 +15,7 @@ from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.engine.run_record import RunMeta, load_meta, save_meta
 from agent_runtime.errors import WorkspaceError
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import resume_run, start_run
+from tests.support.runs import resume_run, start_run
 
 # run.json as main (before the move) wrote it for a run interrupted after two refused reports (its
 # settings left out here: they are the test's own); the bytes a user's workspace holds.

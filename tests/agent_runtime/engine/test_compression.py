@@ -6,41 +6,30 @@ measures each request as the endpoint saw it."""
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.researcher import Researcher
+import pytest
+
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine import context_guard
 from agent_runtime.engine.context_guard import ContextGuard
-from agent_runtime.engine.messages import Message, ToolSchema
-from agent_runtime.engine.model import build_model
+from agent_runtime.engine.messages import Message
 from agent_runtime.engine.tokens import TokenEstimator, raw_message_tokens
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, count_tokens, reply
-from tests.agent_runtime.helpers import events, finish_with_report, is_summary_request, read_fixture, settings
+from tests.support.expected import digest, stored
+from tests.support.random_logs import fit_cases
+from tests.support.runs import (
+    events,
+    finish_with_report,
+    is_summary_request,
+    read_fixture,
+    researcher,
+    step_counter,
+)
 
 
-def step_counter(workspace: Path) -> int:
-    """The script's own step count, kept in a file so it is independent of the history."""
-    counter = workspace.parent / "script-steps.txt"
-    step = int(counter.read_text()) + 1 if counter.exists() else 1
-    counter.write_text(str(step))
-    return step
-
-
-def researcher(tmp_path: Path, url: str, **overrides: Any) -> Researcher:
-    resolved = settings(base_url=url, api_key="k", **overrides)
-    return Researcher.start(
-        "Compression",
-        workspace=tmp_path / "ws",
-        settings=resolved,
-        model=build_model(resolved),
-        extra_actions=[read_fixture],
-    )
-
-
+@pytest.mark.slow
 async def test_dashboard_updates_bring_the_prompt_back_to_its_base(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
 
@@ -72,6 +61,7 @@ async def test_dashboard_updates_bring_the_prompt_back_to_its_base(tmp_path: Pat
     assert max(sizes) < base + 10 * 2100
 
 
+@pytest.mark.slow
 async def test_without_dashboard_updates_the_guard_keeps_every_request_under_a_small_window(
     tmp_path: Path, endpoint: Any
 ) -> None:
@@ -135,9 +125,10 @@ async def test_the_context_nudge_appears_past_the_soft_limit(tmp_path: Path, end
     assert not any(e["event"] == "compaction" for e in events(ws))
 
 
+@pytest.mark.slow
 async def test_a_failed_summary_keeps_the_compacted_history(tmp_path: Path) -> None:
     """When the summarizing call fails, nothing since the last dashboard update is thrown away."""
-    from tests.agent_runtime.helpers import start_run
+    from tests.support.runs import start_run
 
     ws = tmp_path / "ws"
 
@@ -166,84 +157,18 @@ async def test_a_failed_summary_keeps_the_compacted_history(tmp_path: Path) -> N
 # ----------------------------------------------------------------- the last resort: fit
 
 
-def old_fit(guard: ContextGuard, messages: list[Message], tools: Sequence[ToolSchema]) -> list[Message]:
-    """The reference: `ContextGuard.fit` as it was, estimating the whole request at every cut."""
-    fitted = [dict(m) for m in messages]
-    for _ in range(len(fitted) * 4):
-        excess = guard.estimate(fitted, tools) - guard.hard_tokens
-        if excess <= 0:
-            return fitted
-        index = max(
-            range(len(fitted)),
-            key=lambda i: len(str(fitted[i].get("content") or "")) if fitted[i]["role"] != "system" else -1,
-        )
-        text = str(fitted[index].get("content") or "")
-        keep = max(0, len(text) - int(excess * 4.5) - 400)
-        if keep >= len(text) or not text:
-            break
-        fitted[index]["content"] = (
-            text[:keep] + f"\n\n[… {len(text) - keep:,} characters cut to fit the context window; "
-            "the full text is in the workspace files]"
-        )
-    return fitted
-
-
-TOOLS: list[ToolSchema] = [
-    {"type": "function", "function": {"name": "web_search", "description": "Search the web. " * 20,
-                                      "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}},
-]  # fmt: skip
-
-
-def random_history(rng: random.Random, length: int) -> list[Message]:
-    """A system prompt, then turns of every kind: empty and missing contents, tool calls, ties in
-    length, very long observations, CJK text, a second system message, a content that is a list."""
-
-    def text(size: int) -> str:
-        alphabet = rng.choice(["abc def ghi ", "電池のコスト", "mixed 電池 text "])
-        return (alphabet * (size // len(alphabet) + 1))[:size]
-
-    history: list[Message] = [{"role": "system", "content": text(rng.choice([200, 3000, 40_000]))}]
-    for i in range(length):
-        size = rng.choice([0, 50, 400, 400, 1_000, 5_000, 30_000])
-        kind = rng.choice(["user", "assistant", "tool", "tool", "system", "parts"])
-        if kind == "assistant":
-            tool_call = {
-                "id": f"c{i}",
-                "type": "function",
-                "function": {"name": "web_search", "arguments": '{"q": "x"}'},
-            }
-            history.append(
-                {"role": "assistant", "content": rng.choice([None, text(size)]), "tool_calls": [tool_call]}
-            )
-        elif kind == "tool":
-            history.append({"role": "tool", "tool_call_id": f"c{i}", "content": text(size)})
-        elif kind == "parts":
-            history.append({"role": "user", "content": [{"type": "text", "text": text(size)}]})
-        elif kind == "system" and rng.random() < 0.2:
-            history.append({"role": "system", "content": text(size)})
-        else:
-            history.append({"role": "user", "content": text(size)} if size else {"role": "user"})
-    return history
-
-
 def test_fit_cuts_the_same_request_as_before_estimating_each_message_once(tmp_path: Path) -> None:
     """The last resort keeps a running estimate instead of estimating the whole request at every
-    cut: the request it returns is the one the old way returned, byte for byte."""
-    rng = random.Random(11)
-    workspace = ResearchWorkspace(tmp_path)
+    cut: the request it returns is the one the old way returned, byte for byte (its SHA-256, stored
+    in tests/data/expected/fit_digests.json from the old way's output)."""
+    expected = stored("fit_digests.json")
     outcomes = {"fits": 0, "cut": 0, "cannot fit": 0}
-    for case in range(200):
-        history = random_history(rng, rng.choice([0, 1, 3, 10, 30, 60]))
-        tools = rng.choice([[], TOOLS])
-        estimator = TokenEstimator()
-        estimator.factor = rng.choice([1.0, 1.0, 1.37, 2.5])
-        whole = estimator.request(history, tools)
-        window = max(1, int(whole * rng.choice([0.05, 0.3, 0.7, 0.95, 1.2])))
-        guard = ContextGuard(window, soft=0.6, hard=1.0, estimator=estimator, workspace=workspace)
+    cases = list(fit_cases(ResearchWorkspace(tmp_path)))
+    assert len(cases) == len(expected)
+    for case, (history, tools, guard) in enumerate(cases):
         before = json.dumps(history, ensure_ascii=False)
-        expected = old_fit(guard, history, tools)
         fitted = guard.fit(history, tools)
-        assert json.dumps(fitted, ensure_ascii=False) == json.dumps(expected, ensure_ascii=False), case
+        assert digest(fitted) == expected[case], case
         assert json.dumps(history, ensure_ascii=False) == before  # the history itself is left as it was
         if fitted == history:
             outcomes["fits"] += 1

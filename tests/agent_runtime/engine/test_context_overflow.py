@@ -29,9 +29,9 @@ from agent_runtime.testing import (
     count_tokens,
     reply,
 )
-from tests.agent_runtime.engine.test_model import client
-from tests.agent_runtime.helpers import finish_with_report, read_fixture, settings
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+from tests.support.model_client import client
+from tests.support.runs import finish_with_report, read_fixture, settings
 
 MODEL = "small-model"
 SUMMARY_SYSTEM = "You maintain the current dashboard"
@@ -134,6 +134,7 @@ def read_events(ws: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (ws / ".runtime" / "events.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style", ["openai", "llama.cpp-old"])
 def test_a_smaller_server_window_is_learned_and_the_run_finishes(
     tmp_path: Path, corpus: Path, style: str
@@ -160,6 +161,7 @@ def test_a_smaller_server_window_is_learned_and_the_run_finishes(
     assert any(e["event"] == "compaction" for e in events)
 
 
+@pytest.mark.slow
 def test_the_learned_window_survives_a_resume(tmp_path: Path, corpus: Path) -> None:
     ws = tmp_path / "ws"
     window = 8_000
@@ -181,6 +183,7 @@ def test_the_learned_window_survives_a_resume(tmp_path: Path, corpus: Path) -> N
     assert any(e["event"] == "compaction" for e in events[started:])
 
 
+@pytest.mark.slow
 def test_a_window_too_small_for_anything_stops_resumably_naming_the_flag(
     tmp_path: Path, corpus: Path
 ) -> None:
@@ -216,6 +219,7 @@ class CappedWindowModel(ScriptedModel):
         return await super().complete(messages, tools)
 
 
+@pytest.mark.slow
 async def test_a_refusal_within_the_stated_window_keeps_the_window_and_leaves_room_for_the_reply(
     tmp_path: Path,
 ) -> None:
@@ -241,6 +245,7 @@ async def test_a_refusal_within_the_stated_window_keeps_the_window_and_leaves_ro
     assert learned == 8_000 and 1 <= model.refused <= 4
 
 
+@pytest.mark.slow
 def test_a_small_vllm_window_shrinks_the_output_cap_and_a_given_window_replaces_the_learned_one(
     tmp_path: Path, corpus: Path
 ) -> None:

@@ -34,7 +34,8 @@ from agent_runtime.engine.writers import LOOK, QUIET, WAIT_LIMIT, Writers
 from agent_runtime.errors import StateEditedError
 from agent_runtime.language import dashboard_words, detect
 from agent_runtime.testing import Reply, ScriptedModel, call, reply, scratch_context
-from tests.agent_runtime.helpers import (
+from tests.support.half_saves import shown_texts
+from tests.support.runs import (
     events,
     finish_with_report,
     is_summary_request,
@@ -42,7 +43,6 @@ from tests.agent_runtime.helpers import (
     settings,
     start_run,
 )
-from tests.half_saves import shown_texts
 
 USER_TEXT = "# Current\n- the user's plan: costs first\n"
 
@@ -75,6 +75,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
     fake = FakeClock()
     monkeypatch.setattr(state_files_module, "time", fake)
     monkeypatch.setattr(writers_module, "time", fake)
+    # Patched by name until engine/workspace.py offers an injectable clock and watcher (issue 35's split of it).
     monkeypatch.setattr(writers_module, "_inotify", lambda: None)
     yield fake
 
@@ -326,6 +327,7 @@ def test_a_save_landing_between_the_check_and_the_swap_is_kept_and_shown(
         rename_over(ws.current_dashboard, USER_TEXT)  # in the instant after the check
         return key
 
+    # Patched by name: the user's save must land between the check and the swap (no hook there yet).
     monkeypatch.setattr(ws.state, "_unchanged", check_then_user_saves)
     replaced = ws.state.write(CURRENT_DASHBOARD, "# Current\n- the agent's\n", unless_edited=True)
     assert replaced.unseen_text == USER_TEXT  # the model is told, with the text
@@ -411,6 +413,7 @@ class Person(threading.Thread):
             self.failure = exc
 
 
+@pytest.mark.slow
 async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     person = Person(ws)
@@ -463,6 +466,7 @@ async def test_no_save_is_lost_and_no_half_save_is_merged_while_the_run_works(tm
 
 
 # -- a save during the runtime's summarizing call (the gap issue 22 left) -----------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("title", "told"), [("Solid-state batteries", "The user saved"), ("固态电池的产业化进展", "用户同时保存了它")]
 )

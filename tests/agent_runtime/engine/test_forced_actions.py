@@ -9,9 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.cli import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.runs import events
 
 PROSE = "Let me think about how to approach this research in detail. " * 400  # cut at the cap
 
@@ -46,6 +48,7 @@ def small_model(ws: Path) -> Any:
     return script
 
 
+@pytest.mark.slow
 def test_native_requests_force_an_action_and_the_small_model_finishes(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     with ScriptedEndpoint(small_model(ws)) as server:
@@ -54,6 +57,7 @@ def test_native_requests_force_an_action_and_the_small_model_finishes(tmp_path: 
     assert server.requests[0]["tool_choice"] == "required"
 
 
+@pytest.mark.slow
 def test_tool_choice_auto_opts_out_and_the_same_model_never_acts(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     with ScriptedEndpoint(small_model(ws)) as server:
@@ -65,6 +69,7 @@ def test_tool_choice_auto_opts_out_and_the_same_model_never_acts(tmp_path: Path)
     assert cut, "the prose came back at the cap with finish_reason length"
 
 
+@pytest.mark.slow
 def test_a_server_refusing_required_falls_back_to_auto_once_and_logs_it(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
 
@@ -81,6 +86,7 @@ def test_a_server_refusing_required_falls_back_to_auto_once_and_logs_it(tmp_path
     assert fallback["after"] == "auto" and "Unsupported param" in fallback["refusal"]
 
 
+@pytest.mark.slow
 def test_json_mode_sends_the_action_schema_and_falls_back_to_json_object_then_nothing(
     tmp_path: Path,
 ) -> None:
@@ -106,6 +112,7 @@ def test_json_mode_sends_the_action_schema_and_falls_back_to_json_object_then_no
     assert steps == ["json_object", "not sent"]
 
 
+@pytest.mark.slow
 def test_auto_mode_switches_to_json_when_the_model_writes_json_text(tmp_path: Path) -> None:
     """llama-server without --jinja: the model sees the tools but its calls come back as text."""
     ws = tmp_path / "ws"
@@ -158,6 +165,7 @@ def jinja_refusal(body: dict[str, Any]) -> Any:
     return Fault(500, message="tools param requires --jinja flag")
 
 
+@pytest.mark.slow
 def test_a_server_refusing_tool_lists_moves_an_auto_run_to_json_at_once(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     finish = small_model(ws)

@@ -11,9 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Reply, ScriptedEndpoint, reply
-from tests.agent_runtime.helpers import events
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.runs import events
 
 Endpoint = Callable[[Any], ScriptedEndpoint]
 
@@ -92,6 +94,7 @@ def small_model(ws: Path) -> Callable[[list[dict[str, Any]], Any], Reply]:
     return script
 
 
+@pytest.mark.slow
 def test_a_small_models_json_actions_are_all_taken_and_the_run_finishes(
     tmp_path: Path, endpoint: Endpoint
 ) -> None:

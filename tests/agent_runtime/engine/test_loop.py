@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, call, raw_call, reply
-from tests.agent_runtime.helpers import events, finish_with_report, read_fixture, resume_run, start_run
+from tests.support.runs import events, finish_with_report, read_fixture, resume_run, start_run
 
 
 def counting_script(workspace: Path, finish_after: int) -> Any:

@@ -9,31 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.engine.model import OpenAIModel
 from agent_runtime.errors import ModelRequestRefusedError, ModelUnreachableError
 from agent_runtime.testing import Fault, Reply, ScriptedEndpoint, call, reply
-
-MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-
-
-def faults_then_success(*faults: Fault) -> Callable[[Any, Any], Reply | Fault]:
-    remaining = list(faults)
-
-    def script(messages: Any, tools: Any) -> Reply | Fault:
-        return remaining.pop(0) if remaining else reply(call("all_finished", result="r", report_path="x"))
-
-    return script
-
-
-def client(url: str, **kwargs: Any) -> OpenAIModel:
-    options: dict[str, Any] = {
-        "request_timeout": 5.0,
-        "deadline": 20.0,
-        "max_retries": 4,
-        "backoff_base": 0.05,
-    }
-    options.update(kwargs)
-    return OpenAIModel("m", api_key="k", base_url=url, **options)
+from tests.support.model_client import MESSAGES, client, faults_then_success
 
 
 async def test_retries_429_and_500_then_succeeds(endpoint: Callable[..., ScriptedEndpoint]) -> None:
@@ -207,7 +185,7 @@ async def test_a_server_that_refuses_tool_choice_is_asked_without_it(
 
 
 async def test_a_wait_that_overruns_the_deadline_names_the_last_failure(
-    endpoint: Callable[..., ScriptedEndpoint], monkeypatch: pytest.MonkeyPatch
+    endpoint: Callable[..., ScriptedEndpoint],
 ) -> None:
     """On a busy machine the backoff sleep can end past the deadline: the error is the server's
     failure, not "working but had not answered after 0 s"."""
@@ -216,7 +194,8 @@ async def test_a_wait_that_overruns_the_deadline_names_the_last_failure(
     async def oversleep(delay: float) -> None:
         await real_sleep(delay + 1.2)
 
-    monkeypatch.setattr("agent_runtime.engine.model.asyncio.sleep", oversleep)
     server = endpoint(lambda m, t: Fault(500))
     with pytest.raises(ModelUnreachableError, match=r"HTTP 500 \(after 1 attempt"):
-        await client(server.url, deadline=1.0, max_retries=100, backoff_base=0.01).complete(MESSAGES, [])
+        await client(server.url, deadline=1.0, max_retries=100, backoff_base=0.01, sleep=oversleep).complete(
+            MESSAGES, []
+        )

@@ -20,7 +20,7 @@ from agent_runtime.engine.registry import action
 from agent_runtime.engine.replies import RawReply, ToolMode, parse_reply
 from agent_runtime.engine.run_record import EventLog, read_events
 from agent_runtime.testing import Reply, call, raw_call, reply
-from tests.agent_runtime.helpers import events, finish_with_report, start_run
+from tests.support.runs import events, finish_with_report, start_run
 
 SURROGATE = "\ud800"
 FILE_AGENT = "You are the File agent"

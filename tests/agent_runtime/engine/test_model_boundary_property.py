@@ -15,12 +15,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from agent_runtime.engine.messages import Message
 from agent_runtime.testing import Reply, raw_call
-from tests.agent_runtime.helpers import finish_with_report, start_run
+from tests.support.runs import finish_with_report, start_run
 
 EXIT_CODES = {"finished": 0, "error": 1, "stopped": 3}
 # Actions that stay on this machine (the local corpus for search; no URL visits, no browser).
@@ -121,6 +122,7 @@ async def run_with(replies: list[Reply], root: Path) -> None:
         assert (ws / "report.md").is_file()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,

@@ -14,7 +14,7 @@ from actions.file_operation import files_named
 from agent_runtime.engine.registry import ANYTHING, Action, action
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import events, finish_with_report, start_run
+from tests.support.runs import events, finish_with_report, start_run
 
 
 class InFlight:
@@ -189,7 +189,7 @@ async def test_concurrent_appends_to_one_file_never_lose_a_line(tmp_path: Path) 
     from agent_runtime.engine.prompts import Prompts
     from agent_runtime.engine.registry import ActionSet
     from agent_runtime.engine.run_record import EventLog, RunMeta
-    from tests.agent_runtime.helpers import settings
+    from tests.support.runs import settings
 
     ws = tmp_path / "ws"
     (ws / "Notebook").mkdir(parents=True)

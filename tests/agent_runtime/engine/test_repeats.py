@@ -9,9 +9,11 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.engine.repeats import STOP_AT, STOP_EXACT_AT, RepeatWatch, nearly_equal, targets
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import finish_with_report, start_run
+from tests.support.runs import finish_with_report, start_run
 
 FILE_AGENT = "You are the File agent"
 CHAPTERS = 12
@@ -159,6 +161,7 @@ def search(query: str, result: str) -> tuple[str, str, str]:
     return "web_search", args, f'web_search "{query}" — 1 result (local)\n{result}'
 
 
+@pytest.mark.slow
 def test_the_same_chapter_rewritten_to_the_same_file_is_still_a_loop() -> None:
     calls = [
         ("file_operation", arguments(n, "Notebook/03.md"), "Wrote Notebook/03.md.")

@@ -6,10 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import Fault, Reply, ScriptedEndpoint, call, reply
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
 
 
+@pytest.mark.slow
 def test_retries_name_the_file_agent_and_the_judge(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()

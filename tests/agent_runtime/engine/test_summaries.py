@@ -12,8 +12,7 @@ import pytest
 from agent_runtime.domain.sources.records import CITED_ID
 from agent_runtime.engine.summaries import summary_cap, summary_problem
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.agent_runtime.engine.test_compression import researcher, step_counter
-from tests.agent_runtime.helpers import events, finish_with_report, is_summary_request
+from tests.support.runs import events, finish_with_report, is_summary_request, researcher, step_counter
 
 DASHBOARD = (
     "# Current dashboard\n\n## Task at hand\nPrices.\n\n## Findings so far\n- cheaper [S2]\n\n"
@@ -63,6 +62,7 @@ def test_the_summary_cap_is_small_for_small_windows() -> None:
     assert summary_cap(128_000, 1_000) == 1_000  # never above the run's own cap
 
 
+@pytest.mark.slow
 async def test_a_summary_answered_with_a_tool_call_keeps_the_dashboard(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
     caps: list[int] = []
@@ -98,6 +98,7 @@ def test_the_dashboard_title_may_go_but_not_its_sections() -> None:
     assert summary_cap(8_000, 2_000, memory_tokens=1_000) == 1_378  # room for the dashboard it rewrites
 
 
+@pytest.mark.slow
 async def test_a_summary_cut_at_the_cap_is_rejected(tmp_path: Path, endpoint: Any) -> None:
     ws = tmp_path / "ws"
     long_summary = GOOD.replace(

@@ -13,9 +13,9 @@ import pytest
 
 from agent_runtime.errors import ModelUnreachableError
 from agent_runtime.testing import Fault, ScriptedEndpoint
-from tests.agent_runtime.app.test_cli import research_script, with_fault_at
-from tests.agent_runtime.engine.test_model import MESSAGES, client, faults_then_success
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.model_client import MESSAGES, client, faults_then_success
+from tests.support.research_script import research_script, with_fault_at
 
 CUT = '{"id": "x", "choices": ['
 HTML = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
@@ -59,6 +59,7 @@ async def test_a_connection_refused_says_so() -> None:
         await client("http://127.0.0.1:9/v1", max_retries=0).complete(MESSAGES, [])
 
 
+@pytest.mark.slow
 def test_the_cli_run_survives_a_cut_body(tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]) -> None:
     ws = tmp_path / "ws"
     server = endpoint(with_fault_at(research_script(ws), 1, Fault(200, body=CUT)))
@@ -70,6 +71,7 @@ def test_the_cli_run_survives_a_cut_body(tmp_path: Path, endpoint: Callable[[Any
     assert len(retries) == 1 and "not a complete chat completion" in retries[0]["reason"]
 
 
+@pytest.mark.slow
 def test_the_cli_stops_with_a_clear_error_when_every_body_is_cut(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:

@@ -22,8 +22,8 @@ from agent_runtime.engine.prompts import Prompts
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.engine.run_record import EventLog, RunMeta, load_meta, save_meta
 from agent_runtime.testing import Reply, ScriptedEndpoint, ScriptedModel, call, reply
-from tests.agent_runtime.app.test_kill_resume import Gate, resume_env, script_for, start_cli
-from tests.conftest import cli_env, run_cli, write_cited_report
+from tests.support.cli import cli_env, run_cli, write_cited_report
+from tests.support.kill_resume import Gate, resume_env, script_for, start_cli
 
 
 def finishing(workspace: Path) -> Callable[..., Reply]:
@@ -34,6 +34,7 @@ def finishing(workspace: Path) -> Callable[..., Reply]:
 
 
 # -- 8. one run per workspace ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_second_process_is_refused_while_a_run_works_and_a_killed_run_leaves_no_stuck_lock(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -68,6 +69,7 @@ def killed_before_run_json(ws: Path) -> None:
     (ws / ".overall_dashboard.md.k2j4h6g8.tmp").write_text("# half")
 
 
+@pytest.mark.slow
 def test_a_creation_killed_before_its_metadata_is_no_run_and_can_be_started_again(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -82,6 +84,7 @@ def test_a_creation_killed_before_its_metadata_is_no_run_and_can_be_started_agai
     assert not (ws / ".overall_dashboard.md.k2j4h6g8.tmp").exists()
 
 
+@pytest.mark.slow
 def test_a_creation_killed_after_its_metadata_resumes_with_the_settings_the_user_chose(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -113,6 +116,7 @@ def test_a_creation_killed_after_its_metadata_resumes_with_the_settings_the_user
     assert not (ws / ".runtime" / ".run.json.abcdefgh.tmp").exists()
 
 
+@pytest.mark.slow
 def test_temp_files_of_dead_writers_are_cleaned_and_never_listed(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -177,6 +181,7 @@ def fill(disk: Path) -> None:
             assert exc.errno == errno.ENOSPC
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_run_at_once_and_resume_continues_after_space_is_freed(
     tiny_disk: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -210,6 +215,7 @@ def test_a_full_disk_stops_the_run_at_once_and_resume_continues_after_space_is_f
 
 
 # -- 11. an unexpected exception ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_crash_is_recorded_and_resumable_with_the_traceback_only_on_debug(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -235,6 +241,7 @@ def test_a_crash_is_recorded_and_resumable_with_the_traceback_only_on_debug(
     assert fixed.code == 0, fixed.stderr
 
 
+@pytest.mark.slow
 def test_an_unexpected_error_before_the_run_shows_one_line_unless_debug(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -252,6 +259,7 @@ def test_an_unexpected_error_before_the_run_shows_one_line_unless_debug(
 
 
 # -- 12. the workspace argument ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_folder_of_the_users_own_files_is_never_adopted(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -279,6 +287,7 @@ def test_default_workspace_names_are_readable_and_unique_in_any_script(tmp_path:
     assert default_workspace("empty", tmp_path).name == "empty"  # an empty folder is fine
 
 
+@pytest.mark.slow
 def test_two_chinese_titles_get_two_workspaces_through_the_cli(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:

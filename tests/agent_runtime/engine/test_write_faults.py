@@ -17,8 +17,8 @@ import sandbox.safe_write
 from agent_runtime.domain.layout import ResearchWorkspace
 from agent_runtime.engine.run_record import EventLog
 from agent_runtime.testing import Reply, call, reply
-from tests.agent_runtime.helpers import resume_run, start_run
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
+from tests.support.runs import resume_run, start_run
 
 
 def research(workspace: Path) -> Any:
@@ -57,6 +57,8 @@ class FailingDisk:
             real_append(log, data)
 
         monkeypatch.setattr(sandbox.safe_write, "atomic_write_bytes", replace)
+        # The event log's append, patched by name: it is below every caller, and the one other writer
+        # (atomic_write_bytes) is public; one public append helper would be the seam (issue 35's write helpers).
         monkeypatch.setattr(EventLog, "_write", append)
 
     def _tick(self) -> None:
@@ -84,6 +86,7 @@ async def writes_of_one_run(tmp_path: Path) -> int:
     return disk.count
 
 
+@pytest.mark.slow
 async def test_every_write_failing_once_stops_the_run_resumably(tmp_path: Path) -> None:
     writes = await writes_of_one_run(tmp_path)
     assert writes >= 15  # run.json, dashboards, ledger, report, events: each one is failed in turn below

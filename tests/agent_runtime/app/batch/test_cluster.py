@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,81 +16,12 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.batch.scripted import BatchScript, progress_writes, results, write_jsonl
-from tests.conftest import cli_env, run_cli
+from tests.support.batch_script import BatchScript, progress_writes, results, write_jsonl
+from tests.support.cli import cli_env, run_cli
+from tests.support.cluster import Cluster, holder, parent, wait_for
 
 pytest.importorskip("distributed")
-DASK = str(Path(sys.executable).parent / "dask")
 FLAGS = ["--verify-citations", "lexical"]
-
-
-def _wait_for(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-class Cluster:
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.file = folder / "scheduler.json"
-        self.processes: list[subprocess.Popen[bytes]] = []
-        self.scheduler = self._start(
-            [
-                DASK,
-                "scheduler",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-dashboard",
-                "--scheduler-file",
-                str(self.file),
-            ]
-        )
-        _wait_for(self.file.exists, "the scheduler's file")
-        self.address: str = json.loads(self.file.read_text())["address"]
-
-    def _start(self, command: list[str]) -> subprocess.Popen[bytes]:
-        # No model settings in the workers' environment: the batch's travel with each task.
-        log = (self.folder / f"log-{len(self.processes)}.txt").open("wb")
-        process = subprocess.Popen(
-            command, env=cli_env(), stdout=log, stderr=subprocess.STDOUT, cwd=self.folder
-        )
-        self.processes.append(process)
-        return process
-
-    def worker(self, threads: int = 2) -> subprocess.Popen[bytes]:
-        return self._start(
-            [DASK, "worker", "--scheduler-file", str(self.file), "--nthreads", str(threads), "--no-nanny",
-             "--host", "127.0.0.1", "--no-dashboard", "--name", f"w{len(self.processes)}"]
-        )  # fmt: skip
-
-    def workers_seen(self) -> int:
-        from distributed import Client
-
-        connect: Any = Client  # distributed's API is not typed
-        with connect(self.address, timeout="5s") as client:
-            return len(client.scheduler_info()["workers"])
-
-    def stop_workers(self) -> None:
-        for process in self.processes[1:]:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.processes[1:]:
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        del self.processes[1:]
-        _wait_for(lambda: self.workers_seen() == 0, "the workers to leave")
-
-    def close(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.kill()
-            process.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -101,22 +31,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     running.close()
 
 
-def _holder(workspace: Path) -> int | None:
-    """The pid of the process holding the run's lock, as the lock file names it."""
-    try:
-        text = (workspace / ".runtime" / "lock").read_text()
-    except OSError:
-        return None
-    return int(text.split()[-1]) if text.startswith("process ") else None
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
+@pytest.mark.slow
 def test_a_batch_on_the_cluster_survives_a_worker_killed_mid_run(
     cluster: Cluster, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -128,7 +43,7 @@ def test_a_batch_on_the_cluster_survives_a_worker_killed_mid_run(
     script = BatchScript(out, {str(t["title"]): str(t["id"]) for t in tasks}, steps=4, delay=0.4)
     server = endpoint(script)
     doomed, survivor = cluster.worker(), cluster.worker()
-    _wait_for(lambda: cluster.workers_seen() == 2, "two workers")
+    wait_for(lambda: cluster.workers_seen() == 2, "two workers")
     query = write_jsonl(tmp_path / "tasks.jsonl", tasks)
     batch = subprocess.Popen(
         [sys.executable, "-m", "agent_runtime.app.cli", "batch", str(query), "--out", str(out),
@@ -141,12 +56,12 @@ def test_a_batch_on_the_cluster_survives_a_worker_killed_mid_run(
         def a_run_of_the_doomed_worker_got_going() -> bool:
             on_doomed[:] = [
                 str(t["id"]) for t in tasks
-                if (pid := _holder(out / str(t["id"]))) and _parent(pid) == doomed.pid
+                if (pid := holder(out / str(t["id"]))) and parent(pid) == doomed.pid
                 and len(progress_writes(out / str(t["id"]))) >= 1
             ]  # fmt: skip
             return bool(on_doomed)
 
-        _wait_for(a_run_of_the_doomed_worker_got_going, "a run on the first worker", 120)
+        wait_for(a_run_of_the_doomed_worker_got_going, "a run on the first worker", 120)
         doomed.send_signal(signal.SIGKILL)
         stdout, stderr = batch.communicate(timeout=300)
     finally:
@@ -166,6 +81,7 @@ def test_a_batch_on_the_cluster_survives_a_worker_killed_mid_run(
     assert b"test-key" not in stdout + stderr and survivor.pid
 
 
+@pytest.mark.slow
 def test_the_same_batch_again_on_the_cluster_redoes_nothing(
     cluster: Cluster, tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -174,7 +90,7 @@ def test_the_same_batch_again_on_the_cluster_redoes_nothing(
     script = BatchScript(out, {str(t["title"]): str(t["id"]) for t in tasks}, steps=1)
     server = endpoint(script)
     cluster.worker()
-    _wait_for(lambda: cluster.workers_seen() == 1, "a worker")
+    wait_for(lambda: cluster.workers_seen() == 1, "a worker")
     command = [
         "batch",
         str(write_jsonl(tmp_path / "t.jsonl", tasks)),
@@ -196,6 +112,7 @@ def test_the_same_batch_again_on_the_cluster_redoes_nothing(
     assert [row["status"] for row in results(out).values()] == ["finished"] * 3
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_named_at_once(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

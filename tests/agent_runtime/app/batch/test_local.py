@@ -15,9 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.batch.scripted import BatchScript, progress_writes, results, write_jsonl
-from tests.conftest import cli_env, run_cli
+from tests.support.batch_script import BatchScript, progress_writes, results, write_jsonl
+from tests.support.cli import cli_env, run_cli
 
 FLAGS = ["--verify-citations", "lexical"]
 
@@ -46,6 +48,7 @@ def titles_of(tasks: list[dict[str, Any]]) -> dict[str, str]:
     return {str(t.get("prompt") or t["title"]): str(t["id"]) for t in tasks}
 
 
+@pytest.mark.slow
 def test_a_bench_query_file_runs_every_task_once(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -91,6 +94,7 @@ def test_a_bench_query_file_runs_every_task_once(
     assert results(out) == rows
 
 
+@pytest.mark.slow
 def test_kill_9_of_the_batch_then_the_same_command_finishes_the_rest(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -137,6 +141,7 @@ def test_kill_9_of_the_batch_then_the_same_command_finishes_the_rest(
     assert all(n == 1 for n in script.most_at_once.values())
 
 
+@pytest.mark.slow
 def test_the_batch_budget_stops_new_runs_and_the_same_command_continues(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -172,6 +177,7 @@ def test_the_batch_budget_stops_new_runs_and_the_same_command_continues(
     assert [row["status"] for row in results(out).values()] == ["finished"] * 3
 
 
+@pytest.mark.slow
 def test_a_task_that_cannot_run_fails_alone_and_is_listed(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -197,6 +203,7 @@ def test_a_task_that_cannot_run_fails_alone_and_is_listed(
     assert (out / "taken" / "notes.txt").read_text() == "someone's files"
 
 
+@pytest.mark.slow
 def test_bad_input_names_the_line_and_starts_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = cli_env("http://127.0.0.1:9/v1")  # nothing listens: nothing may be asked
@@ -238,6 +245,7 @@ def test_bad_input_names_the_line_and_starts_nothing(tmp_path: Path) -> None:
     assert os.listdir(tmp_path / "out") == [] if (tmp_path / "out").exists() else True
 
 
+@pytest.mark.slow
 def test_a_budget_or_mcp_config_no_run_could_use_is_refused_before_any_starts(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = cli_env("http://127.0.0.1:9/v1")  # nothing listens: nothing may be asked

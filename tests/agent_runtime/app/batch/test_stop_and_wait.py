@@ -14,10 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_runtime.engine.workspace import Workspace
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.batch.scripted import BatchScript, progress_writes, results, write_jsonl
-from tests.conftest import cli_env, run_cli
+from tests.support.batch_script import BatchScript, progress_writes, results, write_jsonl
+from tests.support.cli import cli_env, run_cli
 
 FLAGS = ["--verify-citations", "lexical"]
 
@@ -47,6 +49,7 @@ def _wait_for(check: Callable[[], bool], what: str, seconds: float = 120) -> Non
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_runs_resumably_and_the_same_command_finishes(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -78,6 +81,7 @@ def test_sigterm_stops_the_runs_resumably_and_the_same_command_finishes(
     assert all(n == 1 for n in script.most_at_once.values())
 
 
+@pytest.mark.slow
 def test_a_run_another_process_holds_is_waited_for_then_resumed(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:
@@ -109,6 +113,7 @@ def test_a_run_another_process_holds_is_waited_for_then_resumed(
     assert results(out)["s1"]["status"] == "finished" and script.requests["s1"] > asked
 
 
+@pytest.mark.slow
 def test_on_a_terminal_a_bar_shows_done_running_failed_cost_and_eta(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
 ) -> None:

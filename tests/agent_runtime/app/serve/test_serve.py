@@ -17,8 +17,10 @@ import pytest
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.domain.steering import parents
 from agent_runtime.testing import Fault, ScriptedEndpoint, demo_script
-from tests.agent_runtime.app.serve.served import Gated, Served, files_holding, wait_for, write_corpus
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.served import Gated, Served, files_holding, wait_for, write_corpus
+
+pytestmark = pytest.mark.slow  # real CLI processes (docs/testing.md: the quick loop leaves them out)
 
 MARKER = "[//]: # (deep-researcher workspace "
 

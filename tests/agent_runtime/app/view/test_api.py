@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN, make_workspace
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN, make_workspace
 
 
 def test_the_list_shows_each_workspace_with_its_title_status_and_figures(client: TestClient, runs: Path) -> None:
@@ -133,6 +134,7 @@ def test_a_symlinked_dashboard_is_replaced_never_followed(client: TestClient, ru
     assert outside.read_text() == "keep\n"
 
 
+@pytest.mark.slow
 def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_nor_saved(client: TestClient, runs: Path) -> None:
     """Over 2 MB the view reads only the beginning: saving an edit of it would cut the file."""
     target = runs / "ssb" / "current_dashboard.md"

@@ -20,12 +20,10 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint
-from tests.agent_runtime.app.view.conftest import RunningView, make_workspace
-from tests.agent_runtime.app.view.scenario import PURPOSE, TITLE, Research, page_server
-from tests.agent_runtime.app.view.test_events import big_log
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import CHROMIUM, RunningView, big_log, make_workspace, wait_js, wait_until
+from tests.support.view_scenario import PURPOSE, TITLE, Research, page_server
 
-CHROMIUM = "/usr/bin/chromium"
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium is not installed at {CHROMIUM}")
 
@@ -33,30 +31,16 @@ MARK = "STEER-7: compare the cost per kWh with lithium-ion packs first"
 STEERED = f"# Current dashboard\n\n## Task\n{MARK}\n\n## Next steps\n- read market notes\n"
 
 
-def wait_until(condition: Callable[[], Any], seconds: float, what: str) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def wait_js(page: Any, expression: str, seconds: float = 30) -> Any:
-    """Poll a JavaScript expression (page.wait_for_function evaluates strings with eval, which the
-    view's Content-Security-Policy forbids, as it should)."""
-    return wait_until(lambda: page.evaluate(expression), seconds, expression)
-
-
 def shown_in(request: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content") or "") for m in request.get("messages", []))
 
 
+@pytest.mark.slow
 def test_watch_steer_stop_resume_and_read_a_live_run(
     tmp_path: Path,
     endpoint: Callable[[Any], ScriptedEndpoint],
     view_process: Callable[..., RunningView],
+    browser: Any,
 ) -> None:
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -72,17 +56,12 @@ def test_watch_steer_stop_resume_and_read_a_live_run(
         )  # fmt: skip
         try:
             view = view_process(runs, env)
-            with playwright_api.sync_playwright() as driver:
-                browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                try:
-                    page = browser.new_page(viewport={"width": 1280, "height": 800})
-                    _drive(page, view, research, server, run, workspace, tmp_path)
-                    # Without the Content-Security-Policy too: the escaping alone keeps the script inert.
-                    bare = browser.new_context(bypass_csp=True).new_page()
-                    bare.goto(view.url)
-                    _open_forum_snapshot(bare)
-                finally:
-                    browser.close()
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            _drive(page, view, research, server, run, workspace, tmp_path)
+            # Without the Content-Security-Policy too: the escaping alone keeps the script inert.
+            bare = browser.new_context(bypass_csp=True).new_page()
+            bare.goto(view.url)
+            _open_forum_snapshot(bare)
         finally:
             if run.poll() is None:
                 run.kill()
@@ -191,8 +170,9 @@ def _open_forum_snapshot(page: Any) -> None:
     assert page.locator("#source-doc script, #source-doc img").count() == 0
 
 
+@pytest.mark.slow
 def test_parallel_research_agents_fold_under_the_task_each_served(
-    tmp_path: Path, view_process: Callable[..., RunningView]
+    tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
     """Two research tasks of one reply run side by side and end in the other order: each agent's
     steps go under the research_task action that asked its question."""
@@ -222,34 +202,30 @@ def test_parallel_research_agents_fold_under_the_task_each_served(
     ]  # fmt: skip
     (workspace / ".runtime" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     view = view_process(runs, cli_env())
-    with playwright_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.goto(view.url)
-            page.wait_for_selector("#timeline .event.note >> text=Run ended: stopped")
-            rows = page.locator("#timeline .step > .step-body > .event.action")
-            assert rows.count() == 2
-            assert ships in rows.nth(0).inner_text() and "Research agent 2" in rows.nth(0).inner_text()
-            assert cost in rows.nth(1).inner_text() and "Research agent 1" in rows.nth(1).inner_text()
-            assert page.locator("#timeline .step > .step-body > .agent-group").count() == 0  # all folded
-            # The File agent's steps fold under the research agent's file_operation, not the step.
-            nested = rows.nth(1).locator(".agent-group li.event.action", has_text="file_operation")
-            assert nested.count() == 1
-            folded = nested.locator(".agent-group").text_content() or ""  # collapsed: read, not shown
-            assert "File agent" in folded and "write_file" in folded
-            # Another tab opened without the printed URL has no token: it shows nothing but how to
-            # get in.
-            other = browser.new_page()
-            other.goto(view.base + "/")
-            other.wait_for_selector("#empty >> text=needs its access token")
-            assert other.locator("#workspace-list li").count() == 0
-        finally:
-            browser.close()
+    page = browser.new_page()
+    page.goto(view.url)
+    page.wait_for_selector("#timeline .event.note >> text=Run ended: stopped")
+    rows = page.locator("#timeline .step > .step-body > .event.action")
+    assert rows.count() == 2
+    assert ships in rows.nth(0).inner_text() and "Research agent 2" in rows.nth(0).inner_text()
+    assert cost in rows.nth(1).inner_text() and "Research agent 1" in rows.nth(1).inner_text()
+    assert page.locator("#timeline .step > .step-body > .agent-group").count() == 0  # all folded
+    # The File agent's steps fold under the research agent's file_operation, not the step.
+    nested = rows.nth(1).locator(".agent-group li.event.action", has_text="file_operation")
+    assert nested.count() == 1
+    folded = nested.locator(".agent-group").text_content() or ""  # collapsed: read, not shown
+    assert "File agent" in folded and "write_file" in folded
+    # Another tab opened without the printed URL has no token: it shows nothing but how to
+    # get in.
+    other = browser.new_page()
+    other.goto(view.base + "/")
+    other.wait_for_selector("#empty >> text=needs its access token")
+    assert other.locator("#workspace-list li").count() == 0
 
 
+@pytest.mark.slow
 def test_a_long_log_shows_its_last_part_and_the_timeline_keeps_its_last_2000_steps(
-    tmp_path: Path, view_process: Callable[..., RunningView]
+    tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
     """A 6 MB log: the server sends its last 4 MB (about 6,000 steps here) and says so; the page
     keeps the last 2,000 step cards and says how many earlier ones it dropped."""
@@ -258,53 +234,45 @@ def test_a_long_log_shows_its_last_part_and_the_timeline_keeps_its_last_2000_ste
     size = big_log(workspace / ".runtime" / "events.jsonl", 6)
     last_step = json.loads((workspace / ".runtime" / "events.jsonl").read_text().splitlines()[-1])["step"]
     view = view_process(runs, cli_env())
-    with playwright_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            started = time.monotonic()
-            page.goto(view.url)
-            page.wait_for_selector(f"#timeline .step-number >> text='Step {last_step}'", timeout=60_000)
-            shown_after = time.monotonic() - started
-            assert page.locator("#timeline .step").count() == 2000
-            head = page.locator("#timeline > li.note.skipped").first.inner_text()
-            assert head.startswith(f"The first {(size - 4_000_000) / 1e6:.1f} MB of the event log are not shown")
-            assert "earlier steps are not shown: the page keeps the last 2,000" in head
-            assert page.locator("#timeline > li").first.inner_text() == head  # it stays at the top
-            assert page.locator("#timeline .step-number").first.inner_text() == f"Step {last_step - 1999}"
-            assert not errors, errors
-        finally:
-            browser.close()
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    started = time.monotonic()
+    page.goto(view.url)
+    page.wait_for_selector(f"#timeline .step-number >> text='Step {last_step}'", timeout=60_000)
+    shown_after = time.monotonic() - started
+    assert page.locator("#timeline .step").count() == 2000
+    head = page.locator("#timeline > li.note.skipped").first.inner_text()
+    assert head.startswith(f"The first {(size - 4_000_000) / 1e6:.1f} MB of the event log are not shown")
+    assert "earlier steps are not shown: the page keeps the last 2,000" in head
+    assert page.locator("#timeline > li").first.inner_text() == head  # it stays at the top
+    assert page.locator("#timeline .step-number").first.inner_text() == f"Step {last_step - 1999}"
+    assert not errors, errors
     assert shown_after < 15, shown_after  # about 2 s; 29 s when each row scrolled the list
 
 
+@pytest.mark.slow
 def test_a_dashboard_too_long_to_show_whole_cannot_be_edited_in_the_page(
-    tmp_path: Path, view_process: Callable[..., RunningView]
+    tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
     runs = tmp_path / "runs"
     workspace = make_workspace(runs / "ssb")
     (workspace / "current_dashboard.md").write_text("# Current\n\n" + "- a finding worth keeping\n" * 90_000)
     view = view_process(runs, cli_env())
-    with playwright_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.goto(view.url)
-            page.wait_for_selector("#run:not([hidden])")
-            page.click("#tabs button[data-tab=dashboards]")
-            current = page.locator('.dashboard[data-name="current_dashboard.md"]')
-            current.locator(".cut-note").wait_for()
-            assert current.locator("button.edit").is_disabled()
-            assert "edit it in an editor" in (current.locator("button.edit").get_attribute("title") or "")
-            assert page.locator('.dashboard[data-name="overall_dashboard.md"] button.edit').is_enabled()
-        finally:
-            browser.close()
+    page = browser.new_page()
+    page.goto(view.url)
+    page.wait_for_selector("#run:not([hidden])")
+    page.click("#tabs button[data-tab=dashboards]")
+    current = page.locator('.dashboard[data-name="current_dashboard.md"]')
+    current.locator(".cut-note").wait_for()
+    assert current.locator("button.edit").is_disabled()
+    assert "edit it in an editor" in (current.locator("button.edit").get_attribute("title") or "")
+    assert page.locator('.dashboard[data-name="overall_dashboard.md"] button.edit').is_enabled()
 
 
+@pytest.mark.slow
 def test_the_page_gives_the_citation_figures_and_never_shows_a_closest_passage_as_support(
-    tmp_path: Path, view_process: Callable[..., RunningView]
+    tmp_path: Path, view_process: Callable[..., RunningView], browser: Any
 ) -> None:
     """A finished run whose report keeps one citation the audit could not verify (marked †): the
     status line gives the figures and says so; pointing at that citation shows the closest passage
@@ -338,39 +306,32 @@ def test_the_page_gives_the_citation_figures_and_never_shows_a_closest_passage_a
     meta.update(status="finished", stop_reason=None, summary={"steps": 5, "citations": figures})
     run_file.write_text(json.dumps(meta))
     view = view_process(runs, cli_env())
-    with playwright_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(view.url)
-            page.wait_for_selector("#status-line .status-finished")
-            line = page.locator("#status-line")
-            assert line.locator(".citation-figures").inner_text() == "citations: 2 checked · accuracy 50% · 1 effective"
-            note = "finished with 1 citation that could not be verified"
-            assert line.locator(".unverified-note").inner_text() == note
-            assert line.locator(".badge").get_attribute("title") == note
-            assert page.locator("#workspace-list .badge").get_attribute("title") == note
-
-            page.click("#tabs button[data-tab=report]")
-            popover = page.locator("#popover")
-            page.locator("#report-doc a.cite[data-cite='2']").hover()
-            popover.wait_for(state="visible")
-            shown = popover.inner_text()
-            assert "closest passage — not verified" in shown and "90 is not in the source's passage" in shown
-            assert "Another reader answered that pilot lines exist today." in shown
-            assert "Supporting passage" not in shown and "dollars is not in" not in shown  # the first reason only
-            assert popover.locator(".pop-passage.closest").count() == 1
-            assert "†" in page.locator("#report-doc p", has_text="90 dollars").inner_text()
-
-            page.mouse.move(5, 5)
-            popover.wait_for(state="hidden")
-            page.locator("#report-doc a.cite[data-cite='1']").hover()
-            popover.wait_for(state="visible")
-            shown = popover.inner_text()
-            assert "Supporting passage (sources/S1.md, lines 5–5)" in shown and "not verified" not in shown
-            assert "Cells cost 180 dollars per kWh in 2026." in shown
-            assert not errors, errors
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(view.url)
+    page.wait_for_selector("#status-line .status-finished")
+    line = page.locator("#status-line")
+    assert line.locator(".citation-figures").inner_text() == "citations: 2 checked · accuracy 50% · 1 effective"
+    note = "finished with 1 citation that could not be verified"
+    assert line.locator(".unverified-note").inner_text() == note
+    assert line.locator(".badge").get_attribute("title") == note
+    assert page.locator("#workspace-list .badge").get_attribute("title") == note
+    page.click("#tabs button[data-tab=report]")
+    popover = page.locator("#popover")
+    page.locator("#report-doc a.cite[data-cite='2']").hover()
+    popover.wait_for(state="visible")
+    shown = popover.inner_text()
+    assert "closest passage — not verified" in shown and "90 is not in the source's passage" in shown
+    assert "Another reader answered that pilot lines exist today." in shown
+    assert "Supporting passage" not in shown and "dollars is not in" not in shown  # the first reason only
+    assert popover.locator(".pop-passage.closest").count() == 1
+    assert "†" in page.locator("#report-doc p", has_text="90 dollars").inner_text()
+    page.mouse.move(5, 5)
+    popover.wait_for(state="hidden")
+    page.locator("#report-doc a.cite[data-cite='1']").hover()
+    popover.wait_for(state="visible")
+    shown = popover.inner_text()
+    assert "Supporting passage (sources/S1.md, lines 5–5)" in shown and "not verified" not in shown
+    assert "Cells cost 180 dollars per kWh in 2026." in shown
+    assert not errors, errors

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view.control import run_started
 from agent_runtime.app.view.events import EventTail
 from agent_runtime.engine.workspace import Workspace
-from tests.agent_runtime.app.view.conftest import AUTH
+from tests.support.view import AUTH
 
 # Holds a workspace as a run does (agent_runtime.engine.run_lock.RunLock) and ends like the CLI on Ctrl-C.
 HOLDER = """
@@ -54,6 +54,7 @@ def test_stop_needs_a_running_run(client: TestClient) -> None:
     assert answer.status_code == 409 and answer.json()["error"] == "no run is working in this workspace"
 
 
+@pytest.mark.slow
 def test_stop_sends_sigint_to_the_process_holding_the_lock(
     client: TestClient, holder: subprocess.Popen[str]
 ) -> None:
@@ -65,6 +66,7 @@ def test_stop_sends_sigint_to_the_process_holding_the_lock(
     assert holder.stdout is not None and holder.stdout.read().strip() == "interrupted"
 
 
+@pytest.mark.slow
 def test_stop_refuses_a_pid_in_the_lock_file_that_does_not_hold_the_lock(
     client: TestClient, runs: Path, holder: subprocess.Popen[str]
 ) -> None:
@@ -91,6 +93,7 @@ def test_stop_never_signals_the_view_itself(client: TestClient, runs: Path) -> N
         lock.release()
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_running_or_finished_run_or_one_without_metadata(
     client: TestClient, runs: Path, holder: subprocess.Popen[str]
 ) -> None:

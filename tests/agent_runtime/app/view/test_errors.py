@@ -22,8 +22,8 @@ from agent_runtime.app.view.events import stream
 from agent_runtime.app.view.responses import Contained
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN, RunningView, make_workspace
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN, RunningView, make_workspace
 
 BAD_OFFSETS = ["²", "9" * 5000, "-1", "1e3", " 7", "0x10", "12345678901234567890123"]
 
@@ -115,6 +115,7 @@ async def test_a_response_failing_after_it_started_is_ended_and_logged(capsys: p
     assert capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_view_process_answers_every_bad_request_without_a_traceback(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:

@@ -9,10 +9,7 @@ import json
 from pathlib import Path
 
 from agent_runtime.app.view.events import CHUNK_BYTES, RECENT_BYTES, EventTail, stream
-
-
-def line(**fields: object) -> bytes:
-    return (json.dumps(fields) + "\n").encode()
+from tests.support.view import big_log, line
 
 
 def test_the_tail_hands_out_complete_lines_only_and_waits_for_a_file_that_appears_later(tmp_path: Path) -> None:
@@ -64,17 +61,6 @@ async def test_the_stream_sends_events_with_their_offset_then_the_state(runs: Pa
     kind, state = messages[2].split("data: ", 1)
     assert kind == "event: state\n" and json.loads(state)["title"] == "Solid-state batteries"
     assert messages[3] == ": ping\n\n"
-
-
-def big_log(path: Path, megabytes: int) -> int:
-    """An event log of about `megabytes` MB: steps of a model call and an action each; its size."""
-    with path.open("wb") as handle:
-        step = 0
-        while handle.tell() < megabytes * 1_000_000:
-            step += 1
-            handle.write(line(event="model_call", agent="main", step=step, calls=["web_search"]))
-            handle.write(line(event="action", agent="main", step=step, action="web_search", arguments={"query": "q" * 400}))
-    return path.stat().st_size
 
 
 def test_a_tail_from_the_start_of_a_long_log_starts_at_a_line_within_its_last_bytes(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from tests.agent_runtime.app.view.conftest import AUTH
+from tests.support.view import AUTH
 
 CHROMIUM = Path("/usr/bin/chromium")
 

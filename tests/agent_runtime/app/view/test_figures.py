@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from agent_runtime.domain.charts.draw import draw
 from agent_runtime.domain.charts.spec import ChartSpec
 from agent_runtime.domain.charts.store import save
-from tests.agent_runtime.app.view.conftest import AUTH
+from tests.support.view import AUTH
 
 FIGURE = re.compile(r'<img class="figure" src="data:image/svg\+xml;base64,([^"]+)" alt="([^"]*)">')
 

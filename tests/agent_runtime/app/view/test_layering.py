@@ -3,7 +3,7 @@ and nothing but the CLI's `view` command imports it (tests/test_import_graph.py 
 
 from __future__ import annotations
 
-from tests.test_import_graph import graph
+from tests.support.import_graph import graph
 
 ALLOWED = {
     "agent_runtime.engine.run_record", "agent_runtime.engine.workspace",

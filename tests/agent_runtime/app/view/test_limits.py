@@ -18,8 +18,8 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.limits import MAX_BODY_BYTES, MAX_HEAD_BYTES, MAX_HEADER_BYTES, MAX_HEADERS
 from agent_runtime.app.view.workspaces import MAX_DOCUMENT_BYTES
-from tests.agent_runtime.app.view.conftest import AUTH, RunningView
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import AUTH, RunningView
 
 SAVE = "/api/dashboards/current_dashboard.md?ws=ssb"
 
@@ -119,6 +119,7 @@ def _answered_json_error(response: bytes, status: int) -> dict[str, str]:
     return payload
 
 
+@pytest.mark.slow
 def test_the_server_refuses_big_requests_before_reading_them_and_its_memory_stays_flat(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:
@@ -200,6 +201,7 @@ def test_the_server_refuses_big_requests_before_reading_them_and_its_memory_stay
     assert "Traceback" not in err and "Exception" not in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("length", ["300000000", str(MAX_BODY_BYTES + 1)])
 def test_a_request_without_the_token_is_refused_before_its_body_too(
     runs: Path, view_process: Callable[..., RunningView], length: str

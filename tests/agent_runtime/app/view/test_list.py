@@ -19,9 +19,8 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view import workspaces
 from agent_runtime.app.view.workspaces import Folder
 from agent_runtime.engine.run_record import load_meta, save_meta
-from tests.agent_runtime.app.view.conftest import AUTH, RunningView, make_workspace
-from tests.agent_runtime.app.view.test_serve import sse_messages
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import AUTH, RunningView, make_workspace, sse_messages
 
 LONG_AGO = time.time() - 3600  # older than workspaces.RACY_SECONDS: what was read of it is kept
 
@@ -65,6 +64,7 @@ def test_files_that_did_not_change_are_not_read_again(
         age(make_workspace(runs / f"old-{n}", title=f"Old run {n}"))
     age(runs / "ssb")
     reads: list[Path] = []
+    # Patched by name (no seam): how many times the costly read runs is what this test measures.
     real = workspaces._from_files
     monkeypatch.setattr(workspaces, "_from_files", lambda path: reads.append(path) or real(path))
     first = client.get("/api/workspaces", headers=AUTH).json()["workspaces"]
@@ -100,6 +100,7 @@ def test_a_workspace_is_found_by_name_only_as_the_list_would_show_it(runs: Path)
             folder.find(refused)
 
 
+@pytest.mark.slow
 def test_the_list_is_pushed_whole_then_the_rows_that_change_until_the_view_stops(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:

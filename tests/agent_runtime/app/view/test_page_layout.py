@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.agent_runtime.app.view.conftest import RunningView, make_workspace
-from tests.agent_runtime.app.view.test_browser import CHROMIUM, wait_js
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
+from tests.support.view import CHROMIUM, RunningView, make_workspace, wait_js
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(
@@ -34,10 +33,11 @@ def shoot(page: Any, tmp_path: Path, name: str) -> None:
         shutil.copy(tmp_path / name, Path(os.environ["DEEP_RESEARCHER_VIEW_SCREENSHOTS"]) / name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "locale"), [(420, "en-US"), (1280, "zh-CN")])
 def test_the_form_starts_a_run_and_the_page_fits_the_window(
     tmp_path: Path, width: int, locale: str,
-    endpoint: Callable[[Any], ScriptedEndpoint], view_process: Callable[..., RunningView],
+    endpoint: Callable[[Any], ScriptedEndpoint], view_process: Callable[..., RunningView], browser: Any,
 ) -> None:  # fmt: skip
     runs = tmp_path / "runs"
     # Two runs of one title, one with a long unbroken title and a wide table in its dashboard.
@@ -55,61 +55,52 @@ def test_the_form_starts_a_run_and_the_page_fits_the_window(
     view = view_process(runs, cli_env(), "--base-url", server.url, "--api-key", "test-key", "--search", "local",
                         "--corpus", str(corpus))  # fmt: skip
     zh = locale.startswith("zh")
-    with playwright_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            context = browser.new_context(viewport={"width": width, "height": 800}, locale=locale)
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.on(
-                "console", lambda message: errors.append(message.text) if message.type == "error" else None
-            )
-            page.goto(view.url)
-            wait_js(page, "document.querySelectorAll('#workspace-list li').length === 2")
-            # Two runs of one title are told apart by their folder and start time.
-            where = page.locator("#workspace-list .ws-where").all_inner_texts()
-            assert [text.split(" · ")[0] for text in where] == ["ssb", "ssb-2"]
-            assert all(("开始于" if zh else "started") in text for text in where)
-
-            page.click("#new-run-button")
-            form = page.locator("#new-run-form")
-            form.wait_for(state="visible")
-            assert page.locator("#new-run h1").inner_text() == ("新研究" if zh else "New research")
-            assert page.locator("#new-run-start").is_visible() and page.locator("#new-title").is_visible()
-            assert page.evaluate(FITS), page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
-            shoot(page, tmp_path, f"new-research-{width}.png")
-
-            page.click("#new-run-start")  # with no title: the page says so, nothing is sent
-            page.wait_for_selector("#new-run-message.error")
-            assert page.locator("#new-run-message").inner_text() == (
-                "标题为空。" if zh else "The title is empty."
-            )
-
-            page.fill("#new-title", "Zinc-ion cells in 2026")
-            page.fill("#new-max-steps", "12")
-            page.click("#new-run-start")
-            page.wait_for_selector("#run:not([hidden])", timeout=30_000)
-            page.wait_for_selector("#message.ok", timeout=30_000)
-            assert "zinc-ion-cells-in-2026" in page.locator("#message").inner_text()
-            assert page.locator("#run-title").inner_text() == "Zinc-ion cells in 2026"
-            page.wait_for_selector("#status-line .status-finished", timeout=60_000)
-            wait_js(page, "[...document.querySelectorAll('#workspace-list li')].map(i => i.dataset.ws)"
-                          ".includes('zinc-ion-cells-in-2026')")  # fmt: skip
-            assert page.evaluate(FITS)
-            assert page.locator("#tabs button[data-tab=dashboards]").inner_text() == (
-                "看板" if zh else "Dashboards"
-            )
-
-            page.evaluate("location.hash = 'ws=ssb-2&tab=dashboards'")
-            page.wait_for_selector('.dashboard[data-name="current_dashboard.md"] .doc table')
-            assert page.evaluate(FITS), page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
-            # The dashboards are readable: each as wide as the page allows, none squeezed to nothing.
-            widths = page.evaluate(
-                "[...document.querySelectorAll('.dashboard')].map(d => d.getBoundingClientRect().width)"
-            )
-            assert all(w >= min(360, width - 40) for w in widths), widths
-            shoot(page, tmp_path, f"dashboards-{width}.png")
-            assert not errors, errors
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": width, "height": 800}, locale=locale)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
+    page.goto(view.url)
+    wait_js(page, "document.querySelectorAll('#workspace-list li').length === 2")
+    # Two runs of one title are told apart by their folder and start time.
+    where = page.locator("#workspace-list .ws-where").all_inner_texts()
+    assert [text.split(" · ")[0] for text in where] == ["ssb", "ssb-2"]
+    assert all(("开始于" if zh else "started") in text for text in where)
+    page.click("#new-run-button")
+    form = page.locator("#new-run-form")
+    form.wait_for(state="visible")
+    assert page.locator("#new-run h1").inner_text() == ("新研究" if zh else "New research")
+    assert page.locator("#new-run-start").is_visible() and page.locator("#new-title").is_visible()
+    assert page.evaluate(FITS), page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    shoot(page, tmp_path, f"new-research-{width}.png")
+    page.click("#new-run-start")  # with no title: the page says so, nothing is sent
+    page.wait_for_selector("#new-run-message.error")
+    assert page.locator("#new-run-message").inner_text() == (
+        "标题为空。" if zh else "The title is empty."
+    )
+    page.fill("#new-title", "Zinc-ion cells in 2026")
+    page.fill("#new-max-steps", "12")
+    page.click("#new-run-start")
+    page.wait_for_selector("#run:not([hidden])", timeout=30_000)
+    page.wait_for_selector("#message.ok", timeout=30_000)
+    assert "zinc-ion-cells-in-2026" in page.locator("#message").inner_text()
+    assert page.locator("#run-title").inner_text() == "Zinc-ion cells in 2026"
+    page.wait_for_selector("#status-line .status-finished", timeout=60_000)
+    wait_js(page, "[...document.querySelectorAll('#workspace-list li')].map(i => i.dataset.ws)"
+                  ".includes('zinc-ion-cells-in-2026')")  # fmt: skip
+    assert page.evaluate(FITS)
+    assert page.locator("#tabs button[data-tab=dashboards]").inner_text() == (
+        "看板" if zh else "Dashboards"
+    )
+    page.evaluate("location.hash = 'ws=ssb-2&tab=dashboards'")
+    page.wait_for_selector('.dashboard[data-name="current_dashboard.md"] .doc table')
+    assert page.evaluate(FITS), page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    # The dashboards are readable: each as wide as the page allows, none squeezed to nothing.
+    widths = page.evaluate(
+        "[...document.querySelectorAll('.dashboard')].map(d => d.getBoundingClientRect().width)"
+    )
+    assert all(w >= min(360, width - 40) for w in widths), widths
+    shoot(page, tmp_path, f"dashboards-{width}.png")
+    assert not errors, errors

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view.security import CSP
 from agent_runtime.app.view.server import STATIC, create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN
 
 
 @pytest.mark.parametrize(

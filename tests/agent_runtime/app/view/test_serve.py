@@ -10,15 +10,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agent_runtime.app.view.events import CHUNK_BYTES, RECENT_BYTES
-from tests.agent_runtime.app.view.conftest import RunningView
-from tests.agent_runtime.app.view.test_events import big_log
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.view import RunningView, big_log, sse_messages
 
 
 def listening_addresses(port: int) -> set[str]:
@@ -37,18 +37,7 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
-def sse_messages(lines: Iterator[str]) -> Iterator[dict[str, str]]:
-    message: dict[str, str] = {}
-    for text in lines:
-        if text == "":
-            if message:
-                yield message
-            message = {}
-        elif not text.startswith(":"):
-            key, _, value = text.partition(": ")
-            message[key] = value
-
-
+@pytest.mark.slow
 def test_the_view_serves_127_0_0_1_only_streams_the_log_and_stops_cleanly_on_ctrl_c(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:
@@ -92,6 +81,7 @@ def test_the_view_serves_127_0_0_1_only_streams_the_log_and_stops_cleanly_on_ctr
     assert "The live view has stopped." in out
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_one_clear_line(runs: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -105,6 +95,7 @@ def test_a_port_in_use_is_one_clear_line(runs: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_folder_that_does_not_exist_is_one_clear_line(tmp_path: Path) -> None:
     result = run_cli(["view", str(tmp_path / "nowhere"), "--port", "0"], cli_env(), timeout=60)
     assert result.code == 1 and len(result.stderr.strip().splitlines()) == 1
@@ -118,6 +109,7 @@ def test_the_cli_help_of_view_names_its_port_and_folder() -> None:
     assert done.returncode == 0 and "--port" in done.stdout and "folder" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_client_from_the_start_of_a_20_mb_log_gets_a_bounded_first_batch_and_others_are_served(
     runs: Path, view_process: Callable[..., RunningView]
 ) -> None:

@@ -21,9 +21,9 @@ from starlette.testclient import TestClient
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
 from agent_runtime.testing import ScriptedEndpoint, demo_script
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN, RunningView
-from tests.agent_runtime.app.view.scenario import PURPOSE, TITLE, Research, page_server
-from tests.conftest import cli_env, run_cli
+from tests.support.cli import cli_env, run_cli
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN, RunningView
+from tests.support.view_scenario import PURPOSE, TITLE, Research, page_server
 
 KEY = "sk-view-secret-4b1d9e"
 
@@ -95,6 +95,7 @@ def test_a_start_into_a_workspace_that_holds_a_run_or_files_is_a_409(client: Tes
     assert [p.name for p in (runs / "mine").iterdir()] == ["notes.txt"]
 
 
+@pytest.mark.slow
 def test_view_on_a_file_is_a_usage_error(tmp_path: Path) -> None:
     given = tmp_path / "report.md"
     given.write_text("# A report\n")
@@ -106,6 +107,7 @@ def test_view_on_a_file_is_a_usage_error(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_run_that_cannot_start_says_why_and_leaves_no_folder(
     tmp_path: Path, view_process: Callable[..., RunningView]
 ) -> None:
@@ -123,6 +125,7 @@ def test_a_run_that_cannot_start_says_why_and_leaves_no_folder(
     assert KEY not in every_file_text(runs)
 
 
+@pytest.mark.slow
 def test_start_watch_stop_and_resume_a_run_from_the_page(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint], view_process: Callable[..., RunningView]
 ) -> None:
@@ -177,6 +180,7 @@ def test_start_watch_stop_and_resume_a_run_from_the_page(
     assert "run started from the live view" in (runs / ".view-logs" / f"{ws}.log").read_text()
 
 
+@pytest.mark.slow
 def test_two_runs_of_one_title_are_told_apart(
     tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint], view_process: Callable[..., RunningView]
 ) -> None:
@@ -206,6 +210,7 @@ def test_two_runs_of_one_title_are_told_apart(
     assert os.environ.get("OPENAI_API_KEY") != KEY and KEY not in every_file_text(runs)
 
 
+@pytest.mark.slow
 def test_a_bad_run_flag_given_to_view_is_a_usage_error_at_once(runs: Path) -> None:
     result = run_cli(["view", str(runs), "--port", "0", "--max-steps", "-3"], cli_env(), timeout=60)
     assert (

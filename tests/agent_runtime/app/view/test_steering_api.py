@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from agent_runtime.app.view.server import create_app
 from agent_runtime.app.view.workspaces import Folder
-from tests.agent_runtime.app.view.conftest import AUTH, ORIGIN, PORT, TOKEN
+from tests.support.view import AUTH, ORIGIN, PORT, TOKEN
 
 
 def set_status(workspace: Path, status: str) -> None:

@@ -107,6 +107,7 @@ def test_a_chinese_quote_is_found_across_the_sentence_joins() -> None:
     assert quote_found("申花队在第18分钟首开纪录。 这是泰山队本赛季第三次主场逆转取胜。", source)
 
 
+@pytest.mark.slow
 def test_every_claim_of_a_long_source_is_shown_to_the_judge() -> None:
     facts = [f"Plant {n} employs {100 + n} people." for n in range(10)]
     lines: list[str] = []

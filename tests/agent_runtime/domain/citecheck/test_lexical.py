@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from agent_runtime import check_citation
+from tests.support.labelled import load
 
-DATA = Path(__file__).resolve().parents[3] / "data" / "citations"
-SOURCES = {p.stem: p.read_text("utf-8") for p in (DATA / "sources").glob("*.txt")}
-PAIRS = json.loads((DATA / "pairs.json").read_text("utf-8"))
+PAIRS = load("earlier")
 
 SRC = """Microsoft said on Tuesday that revenue rose 14 percent to $61.9 billion in the quarter ended March 31.
 Cloud revenue at the Redmond company grew faster, by 23 percent, as businesses moved more work to Azure.
@@ -256,6 +253,7 @@ def test_bad_input_gets_a_clear_verdict(claim: str, source: str, kind: str) -> N
     assert result.explain()
 
 
+@pytest.mark.slow
 def test_a_huge_source() -> None:
     filler = "Unrelated filler sentence number one about weather. " * 20_000
     source = filler + "The company hired 1,200 engineers in 2025. " + filler
@@ -274,7 +272,7 @@ def test_unrelated_text_is_unsupported() -> None:
 def test_earlier_labelled_set_targets() -> None:
     counts: Counter[tuple[str, str]] = Counter()
     for pair in PAIRS:
-        counts[(pair["kind"], check_citation(pair["statement"], SOURCES[pair["source"]]).verdict)] += 1
+        counts[(pair["kind"], check_citation(pair["claim"], pair["source"]).verdict)] += 1
 
     def share(kinds: tuple[str, ...], verdict: str) -> float:
         total = sum(n for (k, _), n in counts.items() if k in kinds)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, call, reply
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
 
 PROGRESS = re.compile(r"progress (\d+)/")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
-from tests.conftest import CliResult, cli_env, run_cli, write_cited_report
+from tests.support.cli import CliResult, cli_env, run_cli, write_cited_report
 
 DASHBOARDS = ("overall_dashboard.md", "current_dashboard.md")
 MARKER = re.compile(r"^- marker (\d{3}) end$")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 PYTHON = Path(os.environ.get("DEEP_RESEARCHER_MCP_PYTHON") or ROOT / ".venv-mcp" / "bin" / "python")
 
 
@@ -37,3 +37,36 @@ needs_reference_servers = pytest.mark.skipif(
 def reference_server(module: str, *args: str, **entry: object) -> dict[str, object]:
     """A config entry that starts the reference server `module` (mcp_server_time, mcp_server_fetch)."""
     return {"command": str(PYTHON), "args": ["-m", module, *args], **entry}
+
+
+HELPER = str(Path(__file__).with_name("mcp_helper_server.py"))
+
+
+PAGE = (
+    "<html><head><title>Tides of Lyme</title></head><body><article><h1>Tides of Lyme</h1>"
+    "<p>The spring tide at Lyme Regis reached 4.2 metres on 3 March, the highest this year, according "
+    "to the harbour master.</p><p>Fishing boats stayed in port for two days while the water was high.</p>"
+    "</article></body></html>"
+)
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def marked_pids(marker: str) -> list[int]:
+    """The processes whose environment holds `marker` (the servers of this test's config)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found

@@ -1,5 +1,6 @@
-"""Office documents and an e-book made in the tests: DOCX with python-docx, PPTX with python-pptx,
-XLSX with openpyxl, a CSV, and a minimal EPUB zipped by hand; English and Chinese text in each."""
+"""Documents made in the tests: DOCX with python-docx, PPTX with python-pptx, XLSX with openpyxl, a
+CSV, a minimal EPUB zipped by hand (English and Chinese text in each), and a minimal PDF written by
+hand (one Helvetica text object per page: no PDF library needed)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,47 @@ def encrypt_docx(body: bytes, password: str = "secret") -> bytes:
     out = io.BytesIO()
     OOXMLFile(io.BytesIO(body)).encrypt(password, out)
     return out.getvalue()
+
+
+def build_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
+    """A valid PDF whose pages hold the given lines of (Latin-1) text."""
+    objects: list[bytes] = []
+    page_ids = [4 + 2 * i for i in range(len(pages))]
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    kids = " ".join(f"{pid} 0 R" for pid in page_ids)
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    for index, lines in enumerate(pages):
+        content_id = page_ids[index] + 1
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {content_id} 0 R >>".encode()
+        )
+        ops = ["BT", "/F1 12 Tf", "14 TL", "72 740 Td"]
+        for line in lines:
+            ops.append(f"{_pdf_string(line)} Tj T*")
+        ops.append("ET")
+        stream = "\n".join(ops).encode("latin-1")
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    info_id = None
+    if title is not None:
+        objects.append(f"<< /Title {_pdf_string(title)} >>".encode("latin-1"))
+        info_id = len(objects)
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    trailer = f"<< /Size {len(objects) + 1} /Root 1 0 R"
+    if info_id is not None:
+        trailer += f" /Info {info_id} 0 R"
+    out += f"trailer\n{trailer} >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def _pdf_string(text: str) -> str:
+    return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.testing import Reply, demo_script
-from tests.conftest import cli_env
+from tests.support.cli import cli_env
 
 CORPUS = {
     "solar.md": "# Solar power\n\nSolar panels convert sunlight into electricity with an efficiency of about "

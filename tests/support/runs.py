@@ -8,9 +8,10 @@ from typing import Any
 
 from agent_runtime.app.researcher import Researcher, RunResult
 from agent_runtime.config import load_settings
+from agent_runtime.engine.model import build_model
 from agent_runtime.engine.registry import Action, action
 from agent_runtime.testing import Reply, Script, ScriptedModel, call, reply
-from tests.conftest import write_cited_report
+from tests.support.cli import write_cited_report
 
 FILLER = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 200)[:7900]
 
@@ -65,3 +66,22 @@ def main_steps_taken(messages: list[dict[str, Any]]) -> int:
 
 def events(workspace: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (workspace / ".runtime" / "events.jsonl").read_text().splitlines()]
+
+
+def step_counter(workspace: Path) -> int:
+    """The script's own step count, kept in a file so it is independent of the history."""
+    counter = workspace.parent / "script-steps.txt"
+    step = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(step))
+    return step
+
+
+def researcher(tmp_path: Path, url: str, **overrides: Any) -> Researcher:
+    resolved = settings(base_url=url, api_key="k", **overrides)
+    return Researcher.start(
+        "Compression",
+        workspace=tmp_path / "ws",
+        settings=resolved,
+        model=build_model(resolved),
+        extra_actions=[read_fixture],
+    )

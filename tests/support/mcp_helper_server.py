@@ -1,4 +1,4 @@
-"""A small MCP server run as a real process by the tests (python helper_server.py): what the
+"""A small MCP server run as a real process by the tests (python mcp_helper_server.py): what the
 reference servers do not show — its environment, a large result, an embedded document, its pid."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import BrowserUnavailableError
 from agent_runtime.testing import scratch_context
 from sandbox.url_policy import PolicyTransport, URLPolicy
-from tests.loopback import Handler, LoopbackServer, Traffic, send
+from tests.support.loopback import Handler, LoopbackServer, Traffic, send
 
 PUBLIC_IP = "93.184.215.14"
 PRIVATE_NAME_IP = "10.0.0.7"

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from agent_runtime.testing import Reply, call, reply
-from tests.loopback import Handler, LoopbackServer, send
+from tests.support.loopback import Handler, LoopbackServer, send
 
 TITLE = "Solid-state batteries in 2026"
 PURPOSE = "an investment memo"
