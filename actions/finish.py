@@ -16,6 +16,7 @@ from agent_runtime.domain.citation_audit import problems as citation_problems
 from agent_runtime.domain.finalize import finalize, find_problems, strip_references
 from agent_runtime.domain.layout import REPORT, SOURCES
 from agent_runtime.domain.sources.ledger import ledger_for
+from agent_runtime.engine import tracing
 from agent_runtime.engine.context import ActionContext
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.errors import ActionError
@@ -24,6 +25,10 @@ from sandbox.paths import PathPolicy
 
 MAX_REFUSALS = 3
 DRAFT = "report.draft.md"
+# The figures of report.citations.json a trace carries (the verdict counts and FACT's).
+FIGURES = frozenset(
+    {"checked", "supported", "weak", "unsupported", "unverified", "citation_accuracy", "effective_citations"}
+)
 _HEADING_ONLY = re.compile(r"#{1,6} [^\n]*")  # the assembled (or replaced) draft, as it was checked
 
 
@@ -104,17 +109,34 @@ async def all_finished(
     meta = ctx.meta
     problems = find_problems(draft, ledger)
     sources = ctx.workspace.root / SOURCES
-    pairs = audit(strip_references(draft), ledger, sources)
-    last_try = meta.finish_refusals >= MAX_REFUSALS - 1
-    judged = None
-    if ctx.settings.verify_citations == "model" and (not problems or last_try) and not ctx.budget_nearly_spent():
-        answers = ctx.services.get(JudgeAnswers, JudgeAnswers)
-        judged = await judge_pairs(
-            pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c), answers
+    with tracing.tracer().span("citation_check", {"deep_researcher.report.problems": len(problems)}) as span:
+        pairs = audit(strip_references(draft), ledger, sources)
+        last_try = meta.finish_refusals >= MAX_REFUSALS - 1
+        judged = None
+        if (
+            ctx.settings.verify_citations == "model"
+            and (not problems or last_try)
+            and not ctx.budget_nearly_spent()
+        ):
+            answers = ctx.services.get(JudgeAnswers, JudgeAnswers)
+            judged = await judge_pairs(
+                pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c), answers
+            )
+            if judged.failed_calls:
+                ctx.events.append(
+                    "citation_judge_failed",
+                    step=ctx.step,
+                    calls=judged.failed_calls,
+                    errors=judged.errors[:3],
+                )
+        not_stated = citation_problems(pairs)
+        span.set(
+            {
+                "deep_researcher.citations.pairs": len(pairs),
+                "deep_researcher.citations.not_stated": len(not_stated),
+                "deep_researcher.citations.checked_by": "model" if judged is not None else "lexical",
+            }
         )
-        if judged.failed_calls:
-            ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
-    not_stated = citation_problems(pairs)
     if (problems or not_stated) and not last_try and not ctx.budget_nearly_spent():
         meta.finish_refusals += 1
         listing = "\n".join(f"- {problem}" for problem in [*problems, *not_stated])
@@ -131,18 +153,31 @@ async def all_finished(
             "is, with these problems listed in an appendix.",
             error=True,
         )
-    final = finalize(
-        draft,
-        ledger,
-        force=bool(problems or not_stated),
-        language=ctx.settings.language,
-        flags=flags(pairs),
-    )
-    target = ctx.workspace.root / REPORT
-    if path is None or path == target:  # what was checked stays readable next to report.md
-        atomic_write_text(ctx.workspace.root / DRAFT, draft)
-    atomic_write_text(target, final.text)
-    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, judged)
+    with tracing.tracer().span("assemble_report", {}) as span:
+        final = finalize(
+            draft,
+            ledger,
+            force=bool(problems or not_stated),
+            language=ctx.settings.language,
+            flags=flags(pairs),
+        )
+        target = ctx.workspace.root / REPORT
+        if path is None or path == target:  # what was checked stays readable next to report.md
+            atomic_write_text(ctx.workspace.root / DRAFT, draft)
+        atomic_write_text(target, final.text)
+        figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, judged)
+        span.set(
+            {
+                "deep_researcher.sources_cited": len(final.cited),
+                "deep_researcher.report.forced": final.forced,
+                "deep_researcher.report.problems": len(final.problems) + len(final.flagged),
+                **{
+                    f"deep_researcher.citations.{key}": value
+                    for key, value in figures.items()
+                    if key in FIGURES
+                },
+            }
+        )
     meta.report_path = REPORT
     meta.report_problems = [str(problem) for problem in final.problems] + final.flagged
     meta.result = result
