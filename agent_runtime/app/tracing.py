@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 EXPORT_SECONDS = 5.0  # one export request, unless OTEL_EXPORTER_OTLP(_TRACES)_TIMEOUT is set
 FLUSH_SECONDS = 2.0  # the most a run's end waits for its spans to leave
 PROBE_SECONDS = 0.5  # "does the collector accept connections?" before waiting for it
-MAX_STRING = 16_000  # any one attribute value; message texts are cut shorter by engine/tracing
+MAX_STRING = 32_000  # any one attribute value; engine/tracing keeps message JSON well within it
 INSTALL_HINT = "pip install 'deep-researcher[otel]'"
 TRACE_FILE = "trace.json"  # in the workspace's .runtime/: the run's id and its first trace
 ATTRIBUTES_VARIABLE = "DEEP_RESEARCHER_TRACE_ATTRIBUTES"  # k=v,… on a run's root span (batch children)
@@ -214,12 +214,11 @@ class OtelTracer:
             handle = _OtelSpan(span)
             try:
                 yield handle
-            except (KeyboardInterrupt, GeneratorExit):
-                handle.fail("cancelled", "interrupted")
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                handle.fail("cancelled", "interrupted or stopped by a time budget")
                 raise
-            except BaseException as exc:
-                name_of = "cancelled" if type(exc).__name__ == "CancelledError" else type(exc).__name__
-                handle.fail(name_of, f"{type(exc).__name__}: {exc}"[:500])
+            except Exception as exc:
+                handle.fail(type(exc).__name__, f"{type(exc).__name__}: {exc}"[:500])
                 raise
 
 

@@ -33,6 +33,7 @@ AttributeValue = str | bool | int | float | Sequence[str]
 Attributes = Mapping[str, AttributeValue | None]  # None: not known, not sent
 
 CONTENT_CHARS = 4_000  # each message, argument or observation text, when content is captured
+MESSAGES_CHARS = 24_000  # a request's messages together: the system prompt and the latest that fit
 
 
 class Span(Protocol):
@@ -174,9 +175,7 @@ def model_call(
     }
     current = tracer()
     if current.capture_content:
-        attributes["gen_ai.input.messages"] = json.dumps(
-            [_message(m) for m in messages], ensure_ascii=False, default=str
-        )
+        attributes["gen_ai.input.messages"] = _input_messages(messages)
     with current.span(f"chat {model}", attributes) as span:
         token = _model_span.set(span)
         try:
@@ -195,6 +194,26 @@ def retry(attempt: int, reason: str, delay: float) -> None:
 def _cut(text: str | None) -> str:
     text = text or ""
     return text if len(text) <= CONTENT_CHARS else text[:CONTENT_CHARS] + f"… [{len(text):,} characters]"
+
+
+def _input_messages(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The request as the conventions' JSON, whole JSON within MESSAGES_CHARS: the first message
+    (the system prompt) and the latest ones that fit, with a note of how many were left out."""
+    encoded = [json.dumps(_message(m), ensure_ascii=False, default=str) for m in messages]
+    if not encoded:
+        return "[]"
+    kept: list[str] = []
+    size = len(encoded[0])
+    for item in reversed(encoded[1:]):
+        if size + len(item) > MESSAGES_CHARS:
+            break
+        kept.append(item)
+        size += len(item) + 1
+    left_out = len(encoded) - 1 - len(kept)
+    if left_out:
+        note = {"role": "user", "parts": [{"type": "text", "content": f"[{left_out} earlier messages not sent]"}]}
+        kept.append(json.dumps(note))
+    return "[" + ",".join([encoded[0], *reversed(kept)]) + "]"
 
 
 def _message(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -394,3 +394,52 @@ def test_check_and_run_without_the_extra_say_how_to_install_it(
     assert line.startswith("warn") and "pip install 'deep-researcher[otel]'" in line
     assert run.code == 0, run.stderr
     assert run.stderr.count("pip install 'deep-researcher[otel]'") == 1
+
+
+# -- the variables, as the SDK defines them ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("env", "url"),
+    [
+        ({}, None),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, "http://collector:4318/v1/traces"),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "https://cloud.langfuse.com/api/public/otel/"},
+         "https://cloud.langfuse.com/api/public/otel/v1/traces"),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://b:6006/v1/traces"},
+         "http://b:6006/v1/traces"),  # the signal's own variable wins, taken as it is
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_SDK_DISABLED": "true"}, None),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_TRACES_EXPORTER": "none"}, None),
+    ],
+)  # fmt: skip
+def test_the_endpoint_is_resolved_as_the_sdk_does(env: dict[str, str], url: str | None) -> None:
+    from agent_runtime.app.tracing import traces_endpoint
+
+    assert traces_endpoint(env) == url
+
+
+def test_check_names_what_is_off_and_refuses_grpc() -> None:
+    from agent_runtime.app.tracing import describe
+
+    assert describe({}) == ("note", describe({})[1]) and "OTEL_EXPORTER_OTLP_ENDPOINT is not set" in describe({})[1]
+    verdict, text = describe({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"})
+    assert verdict == "warn" and "gRPC is not supported" in text and "http/protobuf" in text
+    verdict, text = describe({"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{free_port()}"})
+    assert verdict == "warn" and "nothing answers there" in text
+
+
+def test_batch_attributes_survive_the_trip_through_the_environment() -> None:
+    from agent_runtime.app.tracing import (
+        ATTRIBUTES_VARIABLE,
+        _env_attributes,
+        attributes,
+        run_attributes,
+        trace_attributes,
+    )
+
+    value = trace_attributes(batch_id="b1", task_id="任务,1=x", out="/data/runs, 2026")
+    assert _env_attributes({ATTRIBUTES_VARIABLE: value}) == {
+        "deep_researcher.batch.id": "b1", "deep_researcher.batch.task": "任务,1=x",
+        "deep_researcher.batch.out": "/data/runs, 2026",
+    }  # fmt: skip
+    with attributes(deep_researcher__request__id="req-7"):  # how a served request names its run
+        assert run_attributes.get() == {"deep_researcher.request.id": "req-7"}
+    assert run_attributes.get() is None
