@@ -245,7 +245,7 @@ class _Exports:
             )  # fmt: skip
 
 
-class _LastError(logging.Handler):
+class _FirstComplaint(logging.Handler):
     """Keeps the SDK's first complaint for our one warning instead of printing each."""
 
     def __init__(self, exports: _Exports) -> None:
@@ -321,9 +321,12 @@ def _build(url: str, env: Mapping[str, str]) -> _Setup:
     timeout_set = env.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") or env.get("OTEL_EXPORTER_OTLP_TIMEOUT")
     exporter = OTLPSpanExporter(timeout=None if timeout_set else EXPORT_SECONDS)
     exports = _Exports(exporter, url)
-    sdk_log = logging.getLogger("opentelemetry")
-    sdk_log.addHandler(_LastError(exports))
-    sdk_log.propagate = False  # the SDK's retries and failures: our one warning says it
+    # The exporter's and the batch processor's retries and failures: our one warning says them.
+    # (Only theirs: an application embedding the runtime keeps the rest of OpenTelemetry's logs.)
+    for name in ("opentelemetry.exporter", "opentelemetry.sdk._shared_internal"):
+        sdk_log = logging.getLogger(name)
+        sdk_log.addHandler(_FirstComplaint(exports))
+        sdk_log.propagate = False
 
     class WarnOnce(SpanExporter):
         def export(self, spans: Any) -> SpanExportResult:

@@ -260,7 +260,10 @@ def test_a_collector_that_is_down_costs_one_warning_and_nothing_else(tmp_path: P
     assert (workspace / "report.md").is_file()
 
 
-def test_sigterm_ends_the_run_resumably_and_its_spans_still_arrive(tmp_path: Path, corpus: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_ends_the_run_resumably_and_its_spans_still_arrive(
+    stop: signal.Signals, tmp_path: Path, corpus: Path
+) -> None:
     workspace = tmp_path / "ws"
     reached, release = threading.Event(), threading.Event()
     inner = research_script(workspace)
@@ -281,7 +284,7 @@ def test_sigterm_ends_the_run_resumably_and_its_spans_still_arrive(tmp_path: Pat
         )  # fmt: skip
         try:
             assert reached.wait(60), "the run never reached its third model call"
-            process.send_signal(signal.SIGTERM)
+            process.send_signal(stop)
             _, err = process.communicate(timeout=60)
         finally:
             release.set()
