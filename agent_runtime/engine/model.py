@@ -317,9 +317,9 @@ class OpenAIModel:
         max_output_tokens: int | None = None,
     ) -> RawReply:
         cap = min((c for c in (max_output_tokens, self.max_output_tokens) if c), default=None)
-        with tracing.model_call(self.name, str(self.client.base_url), messages, cap) as span:
+        with tracing.model_call(self.name, str(self.client.base_url), messages, cap) as traced:
             raw = await self._complete(messages, tools, reply_schema, max_output_tokens)
-            span.reply(
+            traced.reply(
                 response_model=raw.model, prompt_tokens=raw.prompt_tokens, completion_tokens=raw.completion_tokens,
                 finish_reason=raw.finish_reason, content=raw.content, tool_calls=raw.tool_calls,
             )  # fmt: skip
