@@ -19,6 +19,7 @@ from agent_runtime.domain.finalize import finalize, find_problems, strip_referen
 from agent_runtime.domain.layout import REPORT, SOURCES
 from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import ledger_for
+from agent_runtime.engine import tracing
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
@@ -28,6 +29,10 @@ from sandbox.paths import PathPolicy
 
 MAX_REFUSALS = 3
 DRAFT = "report.draft.md"
+# The figures of report.citations.json a trace carries (the verdict counts and FACT's).
+FIGURES = frozenset(
+    {"checked", "supported", "weak", "unsupported", "unverified", "citation_accuracy", "effective_citations"}
+)
 _HEADING_ONLY = re.compile(r"#{1,6} [^\n]*")  # the assembled (or replaced) draft, as it was checked
 
 
@@ -109,18 +114,26 @@ async def all_finished(
     problems = find_problems(draft, ledger)
     sources = ctx.workspace.root / SOURCES
     figures = review_figures(draft, ctx.workspace.root, ledger, sources)  # captions are checked by value
-    pairs = audit(strip_references(figures.masked), ledger, sources)
-    refusals = report_record(meta).finish_refusals
-    last_try = refusals >= MAX_REFUSALS - 1
-    judged = None
-    if ctx.settings.verify_citations == "model" and (not problems or last_try) and not ctx.budget_nearly_spent():
-        answers = ctx.services.get(JudgeAnswers, JudgeAnswers)
-        judged = await judge_pairs(
-            pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c), answers
+    with tracing.tracer().span("citation_check", {"deep_researcher.report.problems": len(problems)}) as span:
+        pairs = audit(strip_references(figures.masked), ledger, sources)
+        refusals = report_record(meta).finish_refusals
+        last_try = refusals >= MAX_REFUSALS - 1
+        judged = None
+        if ctx.settings.verify_citations == "model" and (not problems or last_try) and not ctx.budget_nearly_spent():
+            answers = ctx.services.get(JudgeAnswers, JudgeAnswers)
+            judged = await judge_pairs(
+                pairs, ledger, sources, ctx.model, ctx.prompts, lambda p, c: _judge_usage(ctx, p, c), answers
+            )
+            if judged.failed_calls:
+                ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
+        not_stated = citation_problems(pairs) + figures.problems()
+        span.set(
+            {
+                "deep_researcher.citations.pairs": len(pairs),
+                "deep_researcher.citations.not_stated": len(not_stated),
+                "deep_researcher.citations.checked_by": "model" if judged is not None else "lexical",
+            }
         )
-        if judged.failed_calls:
-            ctx.events.append("citation_judge_failed", step=ctx.step, calls=judged.failed_calls, errors=judged.errors[:3])
-    not_stated = citation_problems(pairs) + figures.problems()
     if (problems or not_stated) and not last_try and not ctx.budget_nearly_spent():
         refusals = record_report(meta, finish_refusals=refusals + 1).finish_refusals
         listing = "\n".join(f"- {problem}" for problem in [*problems, *not_stated])
@@ -143,20 +156,29 @@ async def all_finished(
     redrawn = await asyncio.to_thread(redraw, ctx.workspace.root, figures.to_redraw(ctx.workspace.root))
     if redrawn:
         ctx.events.append("figures_redrawn", step=ctx.step, figures=redrawn)
-    final = finalize(
-        figures.apply(draft, language),
-        ledger,
-        force=bool(problems or not_stated),
-        language=ctx.settings.language,
-        flags=flags(pairs),
-        more_problems=figures.problems_for_reader(),
-    )
-    target = ctx.workspace.root / REPORT
-    if path is None or path == target:  # what was checked stays readable next to report.md
-        atomic_write_text(ctx.workspace.root / DRAFT, draft)
-    atomic_write_text(target, final.text)
-    cited_pairs = sorted([*pairs, *figures.pairs], key=lambda p: (p.start, p.line))  # document order
-    summary = write_citations(ctx.workspace.root, cited_pairs, final.cited, ledger, judged)
+    with tracing.tracer().span("assemble_report", {}) as span:
+        final = finalize(
+            figures.apply(draft, language),
+            ledger,
+            force=bool(problems or not_stated),
+            language=ctx.settings.language,
+            flags=flags(pairs),
+            more_problems=figures.problems_for_reader(),
+        )
+        target = ctx.workspace.root / REPORT
+        if path is None or path == target:  # what was checked stays readable next to report.md
+            atomic_write_text(ctx.workspace.root / DRAFT, draft)
+        atomic_write_text(target, final.text)
+        cited_pairs = sorted([*pairs, *figures.pairs], key=lambda p: (p.start, p.line))  # document order
+        summary = write_citations(ctx.workspace.root, cited_pairs, final.cited, ledger, judged)
+        span.set(
+            {
+                "deep_researcher.sources_cited": len(final.cited),
+                "deep_researcher.report.forced": final.forced,
+                "deep_researcher.report.problems": len(final.problems) + len(final.flagged),
+                **{f"deep_researcher.citations.{key}": value for key, value in summary.items() if key in FIGURES},
+            }
+        )
     record_report(meta, report_path=REPORT, report_problems=[str(p) for p in final.problems] + final.flagged)
     meta.result = result
     meta.summary.pop("report", None)  # an unfinished report of an earlier stop is replaced

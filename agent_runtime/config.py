@@ -367,7 +367,10 @@ def _expected(error: Any) -> str:
     return str(error.get("msg", "invalid")).rstrip(".").lower()
 
 
-_OTHER_VARIABLES = {"DEEP_RESEARCHER_CONFIG", "DEEP_RESEARCHER_PRICE_INPUT", "DEEP_RESEARCHER_PRICE_OUTPUT"}
+_OTHER_VARIABLES = {
+    "DEEP_RESEARCHER_CONFIG", "DEEP_RESEARCHER_PRICE_INPUT", "DEEP_RESEARCHER_PRICE_OUTPUT",
+    "DEEP_RESEARCHER_TRACE_ATTRIBUTES",  # a batch's id on its runs' traces (app/tracing.py)
+}  # fmt: skip
 _OTHER_VARIABLES |= {"DEEP_RESEARCHER_SERVE_KEY", "DEEP_RESEARCHER_SERVE_KEEP_ALIVE"}  # read by `serve` (app/serve/)
 _warned: set[str] = set()
 

@@ -11,6 +11,7 @@ prices), and the command exits 0 only when nothing failed:
     ok    search      local: answered (3 results for "research")
     note  browser     Chromium was not found (...); pages are read over HTTP only
     note  cost        no prices known for qwen2.5-7b: runs show the cost as unknown; set …
+    ok    traces      sent to http://localhost:4318/v1/traces (OTLP/HTTP)
 
 With `--offline` a first line says what the run will not do (nothing leaves the machine but the
 model's requests), and notes a model endpoint that is not on this machine or a private network:
@@ -115,6 +116,7 @@ class SetupCheck:
         if not s.offline:
             await self.check_browser()
         self.check_cost()
+        self.check_traces()
         if self.failed:
             print(f"{self.failed} problem(s): fix the lines marked FAIL, then check again.", file=self.out)
             return 1
@@ -284,6 +286,13 @@ class SetupCheck:
             self._say("FAIL", "cost", f"--max-cost needs the prices of {s.model}, which are not known: {where}")
         else:
             self._say("note", "cost", f"no prices known for {s.model}: runs show the cost as unknown; {where}")
+
+    def check_traces(self) -> None:
+        """Whether runs send OpenTelemetry traces, and where (the URL's credentials masked)."""
+        from agent_runtime.app.tracing import describe
+
+        verdict, text = describe(self.env)
+        self._say(verdict, "traces", text)
 
     # -- search ------------------------------------------------------------------------------------
     async def check_search(self) -> None:

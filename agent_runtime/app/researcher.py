@@ -386,6 +386,12 @@ class Researcher:
         return "web_search", {"query": meta.title, "max_results": 8}
 
     async def run(self) -> RunResult:
+        """The run to its end; with traces on (app/tracing.py), inside its root span."""
+        from agent_runtime.app.tracing import traced
+
+        return await traced(self, self._run)
+
+    async def _run(self) -> RunResult:
         meta = self.meta
         if meta.status == "finished":
             self.close()

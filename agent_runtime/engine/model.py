@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 import openai
 
 from agent_runtime.config import Settings
+from agent_runtime.engine import tracing
 from agent_runtime.engine.messages import Message, ToolSchema
 from agent_runtime.engine.replies import RawReply
 from agent_runtime.errors import (
@@ -319,6 +320,22 @@ class OpenAIModel:
         reply_schema: dict[str, Any] | None = None,
         max_output_tokens: int | None = None,
     ) -> RawReply:
+        cap = min((c for c in (max_output_tokens, self.max_output_tokens) if c), default=None)
+        with tracing.model_call(self.name, str(self.client.base_url), messages, cap) as traced:
+            raw = await self._complete(messages, tools, reply_schema, max_output_tokens)
+            traced.reply(
+                response_model=raw.model, prompt_tokens=raw.prompt_tokens, completion_tokens=raw.completion_tokens,
+                finish_reason=raw.finish_reason, content=raw.content, tool_calls=raw.tool_calls,
+            )  # fmt: skip
+            return raw
+
+    async def _complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        reply_schema: dict[str, Any] | None,
+        max_output_tokens: int | None,
+    ) -> RawReply:
         give_up_at = time.monotonic() + self.deadline
         attempt = 0
         while True:
@@ -372,6 +389,7 @@ class OpenAIModel:
             delay = backoff_delay(attempt, self.backoff_base, retry_after)
             if attempt >= self.max_retries or time.monotonic() + delay >= give_up_at:
                 raise self._gave_up(reason, attempt + 1)
+            tracing.retry(attempt + 1, reason, delay)
             if self.on_retry is not None:
                 self.on_retry(attempt + 1, reason, delay)
             await self.sleep(delay)
@@ -493,6 +511,7 @@ def _to_raw(response: Any) -> RawReply:
         prompt_tokens=_count(_field(usage, "prompt_tokens")),
         completion_tokens=_count(_field(usage, "completion_tokens")),
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+        model=model if isinstance(model := _field(response, "model"), str) else None,
     )
 
 

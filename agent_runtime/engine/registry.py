@@ -30,6 +30,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic import Field as PydanticField
 
+from agent_runtime.engine import tracing
 from agent_runtime.engine.messages import ToolSchema
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError, SandboxError, StorageError
@@ -366,7 +367,10 @@ class ActionSet:
         found = self.actions.get(name)
         if found is None:
             return Observation(self._unknown(name), error=True)
-        return await found.run(ctx, arguments)
+        with tracing.tool_call(name, arguments) as span:
+            observation = await found.run(ctx, arguments)
+            tracing.tool_result(span, observation.text, observation.error)
+        return observation
 
     def _unknown(self, name: str) -> str:
         """The observation for a name no action has: the name (bounded), a close match, the list."""

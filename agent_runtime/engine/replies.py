@@ -77,6 +77,7 @@ class RawReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None  # "length": the endpoint cut the reply at its output limit
+    model: str | None = None  # the model the endpoint says answered
 
 
 @dataclass

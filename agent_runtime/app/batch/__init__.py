@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import sys
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import FrameType
@@ -47,7 +48,7 @@ def child_env(flags: Mapping[str, Any], cluster: bool) -> dict[str, str]:
         env = {
             k: v
             for k, v in os.environ.items()
-            if k.startswith(("OPENAI_", "DEEP_RESEARCHER_")) or k in _FORWARDED
+            if k.startswith(("OPENAI_", "DEEP_RESEARCHER_", "OTEL_")) or k in _FORWARDED
         }
     if flags.get("api_key"):
         env["OPENAI_API_KEY"] = str(flags["api_key"])
@@ -123,6 +124,7 @@ def batch_command(
     from agent_runtime.app.batch.progress import Mode, Progress, describe
     from agent_runtime.app.batch.runner import RunSpec
     from agent_runtime.app.researcher import check_input_lengths
+    from agent_runtime.app.tracing import ATTRIBUTES_VARIABLE, trace_attributes
     from agent_runtime.config import describe_cost, load_settings
     from agent_runtime.engine.model import check_endpoint_reachable
 
@@ -157,8 +159,11 @@ def batch_command(
     specs = child_flags(flags, config, debug), child_env(flags, scheduler is not None)
     cwd = str(Path.cwd())
 
+    batch_id = uuid.uuid4().hex[:16]  # each run is its own trace; this groups them (app/tracing.py)
+
     def spec_for(task: Task) -> RunSpec:
-        return RunSpec(task, str(out), specs[0], dict(specs[1]), cwd)
+        traced = {ATTRIBUTES_VARIABLE: trace_attributes(batch_id=batch_id, task_id=task.id, out=str(out))}
+        return RunSpec(task, str(out), specs[0], {**specs[1], **traced}, cwd)
 
     pool: Pool
     if scheduler:
