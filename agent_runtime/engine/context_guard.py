@@ -150,16 +150,22 @@ class ContextGuard:
         if isinstance(model, OpenAIModel) and model.max_output_tokens and model.max_output_tokens > cap:
             model.max_output_tokens = cap
 
-    def learn_window(self, exc: ContextOverflowError, raw_tokens: float, model: Model) -> LearnedWindow:
+    def learn_window(self, exc: ContextOverflowError, raw_tokens: float, model: Model, fixed: int = 0) -> LearnedWindow:
         """Believe the endpoint that refused a request of `raw_tokens` (raw estimate) as too long:
         the window it states (else a share of the refused request) for the rest of the run, and its
-        count of the request for the token estimates."""
+        count of the request for the token estimates. An unstated window is guessed from what the
+        server counted: the prompt and the reply's room the request asked for (`max_tokens`: a
+        3,700-token prompt asking 4,096 for its reply is refused by an 8k server), never below the
+        `fixed` part (system prompt and tools) and half of the rest, which compaction can shrink."""
         counted = exc.prompt_tokens or exc.window  # the endpoint's count; at least its window
         if counted:
             self.estimator.observe(raw_tokens, counted)
         refused = self.estimator.scale(raw_tokens)
         before = self.window
-        window = min(exc.window or max(MIN_WINDOW, int(refused * UNSTATED_WINDOW_SHARE)), before)
+        asked = (model.max_output_tokens or 0) if isinstance(model, OpenAIModel) else 0
+        floor = min(refused - 1, fixed + max(0, refused - fixed) // 2)
+        guess = max(MIN_WINDOW, int((refused + asked) * UNSTATED_WINDOW_SHARE), floor)
+        window = min(exc.window or guess, before)
         # Servers count the reply's room too (vLLM and OpenAI refuse prompt + max_tokens > window):
         # the output cap shrinks with the window, and the guard keeps room for it.
         self.limit_reply(window, model)

@@ -328,7 +328,8 @@ class AgentLoop:
 
     def _learn_window(self, exc: ContextOverflowError, raw_tokens: float, step: int) -> None:
         """Believe the endpoint for the rest of the run (recorded: it survives a crash and a resume)."""
-        learned = self.guard.learn_window(exc, raw_tokens, self.spec.model)
+        fixed = self.guard.fixed_tokens(self.history.messages[:1], self.tools)
+        learned = self.guard.learn_window(exc, raw_tokens, self.spec.model, fixed)
         self.ctx.meta.context_windows[self.spec.model.name] = learned.after
         self._log(
             "context_overflow", step=step, model=self.spec.model.name,

@@ -140,7 +140,7 @@ def test_a_smaller_server_window_is_learned_and_the_run_finishes(
     tmp_path: Path, corpus: Path, style: str
 ) -> None:
     ws = tmp_path / "ws"
-    window = 9_000
+    window = 8_000
     with serve(reading_script(ws, steps=14), window, style) as server:
         result = run_cli(run_args(ws, corpus), cli_env(server.url))
         # What the server counts against its window: the prompt and the room asked for the reply.
