@@ -9,8 +9,9 @@
    for 134, ``before May 2021`` for April 2021). A fact found only in a joined neighbour while the
    anchor states another value of the same kind is a swap, not support.
 3. **Names** (capitalised words inside the sentence, or a capitalised first word the source never
-   uses; jieba's person, place and organisation words in Chinese) must be in the passage, or in the
-   source's first sentence when the passage names no one else. Word forms match (Norway/Norwegian).
+   uses; jieba's person, place and organisation words in Chinese) must be in the passage, or where a
+   reader of the page takes them from (`names.py`: the context, a surname, the kind "it" means).
+   Word forms match (Norway/Norwegian).
 4. **Polarity.** A negation in the claim and not in the passage's matching clauses (or the other way
    round), or an opposite word (won/lost, rose/fell, 增长/下降, 批准/否决), is a contradiction.
 5. **Roles.** Two names in the other order around the same verb (A sued B / B sued A), when neither
@@ -23,18 +24,16 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.claims import clean
+from agent_runtime.domain.citecheck.names import check_names, claim_names
 from agent_runtime.domain.citecheck.page import (
-    HONORIFICS,
     Context,
     Sentence,
     context,
     heading_sentences,
-    make_sentence,
     scoped_dates,
     scoped_ordinal,
     source_sentences,
@@ -51,88 +50,6 @@ _CLAUSE = re.compile(
     r"|但是|但|而且|然而|不过|之后|以后|因为|由于",
     re.I,
 )
-_REFERS = re.compile(
-    r"\b(?:it|its|they|their|he|she|his|her|the (?:company|firm|group|bank|agency|ministry|government|city|"
-    r"country|team|club|council|court|party|organisation|organization|university|institute|fund|board|"
-    r"carmaker|airline|insurer|lender|retailer|regulator|utility|operator|developer|manufacturer))\b"
-    r"|该|其|公司|他|她|该行|集团|本场|本次|此次|这场|这次|本届|此前",
-    re.I,
-)
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_KIN = re.compile(
-    r"^\W*(?:[A-Z][a-z]+\s+)?(?:his|her|their)\s+(?:father|mother|brother|sister|wife|husband|son|daughter|uncle|aunt|"
-    r"grandfather|grandmother|cousin|parents|partner|widow|widower|nephew|niece)\b"
-    r"|^\W*(?:其|他的|她的)(?:父亲|母亲|哥哥|姐姐|弟弟|妹妹|妻子|丈夫|儿子|女儿|父|母|妻|夫)",
-    re.I,
-)
-_DESCRIPTION = re.compile(r"^\W*(?:the|this|that|these)\s+[a-z][a-z-]+\b")  # "The chip is built…": the one named before
-_CAPITAL = re.compile(r"[A-Z][A-Za-z'’&.-]*[A-Za-z]|[A-Z]")
-
-
-def _names(claim: str, source_plain: frozenset[str], source_names: frozenset[str]) -> tuple[list[str], list[str]]:
-    """The claim's names: English capitalised words that are not its first word, Latin words in
-    Chinese, jieba's names; and apart, its capitalised first words the source never writes in lower
-    case (a name the source uses, or one it never mentions: "Lyon hosted…"; but maybe an ordinary
-    opener, so a missing one only makes the claim weak). A label before a colon is no name."""
-    out: list[str] = []
-    openers: list[str] = []
-    label = re.match(r"\W*[A-Z][^:.!?]{0,40}:\s", claim)
-    for m in _CAPITAL.finditer(claim):
-        if label and m.start() < label.end():
-            continue
-        word = re.sub(r"['’]s?$", "", m.group(0)).rstrip(".")
-        low = word.lower()
-        if len(word) < 2 or low in tx.STOP or low in tx.OPENERS or low in fx._MONTHS or low in fx._WORDS:
-            continue
-        before = claim[: m.start()].rstrip()
-        first = not before or before[-1] in '.!?:;"“(。！？；：' or bool(re.search(r"(^|\s)[-*•]$", before))
-        mixed = any(c.isupper() or c.isdigit() for c in word[1:])
-        ordinary = tx.stem(low) in source_plain or low.endswith(("ly", "ing", "ed", "ers", "ors", "ists", "ment", "tion", "ness"))
-        if first and not mixed and ordinary:  # an opener the source writes in lower case, or plainly no name
-            continue
-        possessive = bool(re.match(r"['’]s\b", claim[m.start() + len(word) :]))
-        if first and not mixed and not possessive and tx.stem(low) not in source_names:
-            if low not in openers:
-                openers.append(low)
-            continue
-        if low not in out:
-            out.append(low)
-    if tx.is_chinese(claim):
-        zh_label = re.match(r"\W*[^：:。，]{1,12}[：:]", claim)
-        body = claim[zh_label.end() :] if zh_label else claim
-        out += [name for name in tx.zh_names(body) if name not in out]
-    return out, openers
-
-
-def _name_found(name: str, sentence_tokens: frozenset[str], text: str) -> bool:
-    low = text.lower()
-    for key in (name, tx.stem(name) if name.isascii() else name):
-        if any(spelled in low for spelled in tx.ACRONYMS.get(key, ())):
-            return True
-    for acronym, spelled_out in tx.ACRONYMS.items():  # "United States" for a source's "US"
-        if any(name in words.split() for words in spelled_out) and re.search(rf"\b{acronym}\b|\b{'.'.join(acronym)}\.", low):
-            return True
-    if name.isascii():
-        parts = [p for p in re.split(r"[.&-]", name) if p]
-        if all(tx.stem(p) in sentence_tokens or p in text.lower() for p in parts):
-            return True
-        if _demonym_of(name.lower(), low):
-            return True
-        initials = "".join(w[0].lower() for w in re.findall(r"\b[A-Z][a-z]+", text))
-        return 3 <= len(name) <= 6 and name in initials  # IMF for the International Monetary Fund
-    return tx.zh_name_found(name, text)
-
-
-def _demonym_of(name: str, text: str) -> bool:
-    """Whether a name is the adjective of a place the text names: Andalusian (Andalusia), Kenyan,
-    Brazilian, Italian (Italy)."""
-    for place in set(re.findall(r"\b[a-z]{4,}\b", text)):
-        root = place[:-1] + "i" if place.endswith("y") else place
-        if name.startswith(root) and name[len(root) :] in ("n", "an", "ian", "ese", "ish"):
-            return True
-    return False
-
-
 def _word_score(word: str, zh: bool, text: str, tokens: frozenset[str]) -> float:
     if word.isascii() or not zh:
         return 1.0 if word in tokens else 0.0
@@ -218,7 +135,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     sentences = source_sentences(source_text)
     plain = frozenset().union(*(s.plain for s in sentences)) if sentences else frozenset()
     named = frozenset().union(*(s.names for s in sentences)) if sentences else frozenset()
-    names, openers = _names(statement, plain, named)
+    names, openers = claim_names(statement, plain, named)
     words = tx.content_tokens(statement)
     claim_facts = fx.extract(statement, strict=True)
     ordinary = {w for w in words if w not in {tx.stem(n) for n in names if n.isascii()} and w not in names}
@@ -303,8 +220,8 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     rest = [x for x in before if x.section != section]
     lead_apart = [sentences[0]] if passage_ids[0] > 0 and sentences[0].section != section else []
     earlier = [*rest, *reversed(around.headings), *lead_apart, *section_before]
-    hard += _check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor])
-    soft += _check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor])
+    hard += check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor])
+    soft += check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor])
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = (
         tx.negation_count(statement, tx.content_tokens(matching)) % 2
@@ -446,267 +363,3 @@ def _check_ordinals(
 
 def _shares(ordinary: set[str], zh: bool, sentence: Sentence) -> bool:
     return any(_word_score(w, zh, sentence.text, sentence.tokens) >= 1 for w in ordinary)
-
-
-def _check_names(
-    claim: str,
-    names: list[str],
-    passage: list[Sentence],
-    around: Context,
-    lead: Sentence,
-    elsewhere: list[Sentence],
-    page_names: frozenset[str],
-    earlier: list[Sentence],
-    page_text: str,
-    acronyms: frozenset[str] = frozenset(),
-    anchor: Sentence | None = None,
-) -> list[Reason]:
-    """Each name of the claim in the passage, or where a reader of the page takes it from:
-    - the passage's context (the sentences before it, the headings above it, the title), nearest
-      first, when the passage says "she", "it", "the company", names no one else, or names the same
-      person shorter (Curie, Dr. Curie, 张教授 for 张三); a section heading naming someone else stops
-      the search (a section about Pierre Curie does not speak of Marie; the page's own title or
-      first heading never does);
-    - the page's first sentence, which names its subject;
-    - the full name the page last gave before the passage, when the passage calls that person by
-      surname or title alone ("Ellery", "Ms Lind", "张教授"; `earlier`: the title, headings and
-      sentences before the passage, in the page's order);
-    - a sentence elsewhere sharing the claim's words, when the passage names no one else and the
-      missing name is not the other half of a name the passage gives (Curie there: Pierre is not).
-    """
-    text = " ".join(s.text for s in passage)
-    tokens = frozenset().union(*(s.tokens for s in passage))
-    missing = [n for n in names if not _name_found(n, tokens, text)]
-    if not missing:
-        return []
-    claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
-    rivals = _own_names(passage, names) - claim_words
-    # A person the passage calls by surname or title ("Ellery", "王教授") is whom the page last
-    # named so in full, and no one else: neither context nor another sentence lends the name.
-    shortened = [n for n in missing if _called_short(n, claim, text)]
-    missing = [n for n in missing if n not in shortened]
-    blocked = False  # the nearest heading names someone else: the passage speaks of them
-    # whom the passage speaks of is read in the sentence that states the claim (the anchor), not in
-    # a neighbour joined for a word ("…by TSMC. Quillon said laptops…": Quillon is no rival)
-    own = [anchor] if anchor is not None else passage
-    if missing and _refers_to_context(" ".join(s.text for s in own), _subjects(own, names, page_text) - claim_words):
-        stems = {tx.stem(n) if n.isascii() else n for n in names}
-        for level in around.levels:
-            heading = level in around.headings
-            # the sentence right before "it": the thing of the claim's kind it names is whom "it" means
-            # ("…stood the smaller Greyrigg Viaduct. It was demolished": not the Pellham Viaduct)
-            referent = _named_of_its_kind(level.text, claim, missing) if level is around.levels[0] and not heading else None
-            if referent is False:
-                blocked = True
-                break
-            if referent:
-                missing = []
-                break
-            # Chinese leaves the subject out and carries on with what the sentence before named, anywhere
-            # in it (…名为舍利塔，高31米。1976年地震中，塔刹震落…)
-            # — a thing or a place; a person is named where the subject is
-            nearest_zh = level is around.levels[0] and tx.is_chinese(level.text)
-            where = level if heading else _subject_part(level)
-            people = tx.zh_people(claim) if nearest_zh else ()
-            missing = [
-                n for n in missing
-                if not _name_found(n, where.tokens, where.text)
-                and not (nearest_zh and n not in people and _name_found(n, level.tokens, level.text))
-            ]  # fmt: skip
-            if not missing:
-                break
-            if heading and level is not around.headings[-1] and _heading_names(level, page_names) - stems:
-                blocked = True
-                break
-        if missing and not blocked and lead not in passage:
-            missing = [n for n in missing if not _name_found(n, lead.tokens, lead.text)]
-    if missing and not blocked and around.headings:  # the page's own topic, named where the claim is not about its actor
-        topic = [around.headings[-1], lead]  # "…in the 2020 Norrvik municipal election" on the page of that election
-        opening = _claim_opening(claim)
-        missing = [n for n in missing if _name_found(n, opening.tokens, opening.text) or not any(_name_found(n, t.tokens, t.text) for t in topic)]
-    if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere
-        missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
-    missing += [n for n in shortened if not _named_earlier(n, claim, text, earlier)]
-    # An acronym (LFP, IMF) the source uses elsewhere: the passage spells it out, or calls it "it".
-    missing = [n for n in missing if not (n in acronyms and any(_name_found(n, s.tokens, s.text) for s in elsewhere))]
-    return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
-
-
-def _named_of_its_kind(text: str, claim: str, missing: list[str]) -> bool | None:
-    """Whom "it" after this sentence means, when the sentence names a thing of the kind the claim
-    names (a name with the same last word as the claim's missing one), not after "with", "by",
-    "and"…: True when it is the claim's (the Helm Viaduct), False when another (the Greyrigg
-    Viaduct, for a claim about the Pellham Viaduct), None when the sentence names none."""
-    wanted = {tx.stem(n) for n in missing if n.isascii()}
-    kinds = {run[-1]: set(run) for run, _ in _capitalised_runs(claim) if set(run) & wanted}
-    found = [run for run, before in _capitalised_runs(text) if run[-1] in kinds and not _OBJECT_CUE.search(before)]
-    if not found:
-        return None
-    return all(set(run) <= kinds[run[-1]] for run in found)
-
-
-_OBJECT_CUE = re.compile(r"\b(?:with|by|and|or|to|from|for|against|than|of|like|as)\s+(?:the\s+)?$", re.I)
-
-
-def _capitalised_runs(text: str) -> list[tuple[list[str], str]]:
-    """The names of two words or more a text writes with capitals (as stems), without an article
-    or other small word before them ("The Harlow Street Bridge" is Harlow Street Bridge), each
-    with the text before it."""
-    runs = []
-    for match in re.finditer(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*)+", text):
-        words = re.findall(r"[A-Z][\w'’-]*", match.group(0))
-        while words and words[0].lower() in tx.STOP:
-            words.pop(0)
-        if len(words) >= 2:
-            runs.append(([tx.stem(w.lower()) for w in words], text[max(0, match.start() - 20) : match.start()]))
-    return runs
-
-
-def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
-    """The names a section heading gives: its words that the page also writes as names inside its
-    sentences (a heading "Pierre Curie" on a page that says "…with Pierre Curie"; not "Ecology",
-    "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
-    out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
-    if _HAN.search(heading.text):
-        out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in tx.zh_places(heading.text)}
-    return out
-
-
-def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence]) -> bool:
-    """Whether the person the passage calls by surname (or surname and title) is the claim's: the
-    full name last given before the passage in its section, or else in the title, the headings
-    and the page's first sentence (`earlier`, in the page's order) — "Pierre" for a passage's
-    "Curie" only if that last "… Curie" was "Pierre Curie"."""
-    if name.isascii():
-        run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
-        if not run:
-            return False
-        surname = _bare(run.group(1))
-
-        def given(text: str) -> list[str]:  # the names before the surname: Marie Skłodowska Curie
-            runs = re.findall(rf"((?:\b[A-Z][^\W\d_]*\.?\s+){{1,3}}){re.escape(surname)}\b", text)
-            return [" ".join(w.lower().rstrip(".") for w in run.split() if w.lower().rstrip(".") not in HONORIFICS) for run in runs]
-    else:
-        family = tx.zh_surname(name)
-
-        def given(text: str) -> list[str]:
-            whole = [text] if 2 <= len(text) <= 4 and text.startswith(family) else []  # a title that is a name
-            found = [n for n in tx.zh_names(text) if tx.zh_surname(n) == family and 2 <= len(n) <= 4]
-            return whole + [n for n in found if not tx.zh_same_person(n, name)]  # 刘老 is no full name
-
-    for sentence in reversed(earlier):
-        for mention in reversed([n for n in given(sentence.text) if n]):
-            if name in mention.split() or mention == name:
-                return True
-            if " " not in mention:  # one given name before the surname: another person ("Pierre Curie");
-                return False  # a longer run of capitals may be a phrase ("the First World War Curie…")
-    return False
-
-
-def _claim_opening(claim: str) -> Sentence:
-    """The opening of a claim, where its actor is named ("Brackwell had…", "青澜湖的…"); a place
-    after "in", "at" or "near" there is the setting, not the actor ("Local buyers in Serra Alta…")."""
-    opening = " ".join(claim.split()[:4])
-    return _opening(re.sub(r"\b(?:in|at|near|across|throughout)\s+(?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", " ", opening), words=4, characters=8)
-
-
-def _subject_part(sentence: Sentence) -> Sentence:
-    """The opening of a sentence, where its subject is named: a name further on ("…with Pierre
-    Curie") is not whom the next sentence's "she" means."""
-    opener = _PARTICIPLE_OPENER.match(sentence.text)
-    if opener:  # "Founded in 1998 by Graham Nuttall, it now operates…": the subject follows the comma
-        return _opening(sentence.text[opener.end() :], words=6, characters=12)
-    return _opening(sentence.text, words=6, characters=12)
-
-
-# A sentence opening with a participle phrase ("Founded in 1998 by …,", "Born in Lyon,", "Located
-# on …,") names its subject after the comma.
-_PARTICIPLE_OPENER = re.compile(
-    r"\W*(?:[A-Z][a-z]+ed|Born|Built|Founded|Located|Based|Known|Made|Run|Set|Being|Having|Originally [a-z]+ed)\b[^,;]{0,120},\s*"
-)
-
-
-@lru_cache(maxsize=4096)
-def _opening(text: str, *, words: int, characters: int) -> Sentence:
-    """The first words of a text (the first characters of a Chinese one), read as a sentence."""
-    return make_sentence(text[:characters] if tx.is_chinese(text) else " ".join(text.split()[:words]))
-
-
-def _called_short(name: str, claim: str, passage: str) -> bool:
-    """Whether the passage calls the claim's person `name` belongs to by surname alone, or by
-    surname and title: "Pierre" of "Pierre Curie" where the passage says "Curie"; 王慧敏 where it
-    says 王教授."""
-    if not name.isascii():
-        surname = tx.zh_surname(name)
-        return 2 <= len(name) <= 4 and surname in tx.ZH_SURNAMES and any(
-            tx.zh_same_person(short, name) for short in tx.zh_people(passage)
-        )
-    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
-    return bool(run) and bool(re.search(rf"\b{re.escape(_bare(run.group(1)))}\b", passage)) and not re.search(  # type: ignore[union-attr]
-        rf"\b{re.escape(name)}\b", passage, re.I
-    )
-
-
-def _bare(word: str) -> str:
-    """A name without its possessive: Penhaligon's → Penhaligon."""
-    return re.sub(r"['’]s$", "", word)
-
-
-def _refers_to_context(text: str, subjects: set[str]) -> bool:
-    """Whether the passage speaks of someone its context names: it names no subject of its own,
-    or says "she", "it", "the company", "该" before it names one (after one, "该桥" is that one)."""
-    if not subjects:
-        return True
-    refers = min((m for m in (_REFERS.search(text), _DESCRIPTION.search(text)) if m), key=lambda m: m.start(), default=None)
-    if not refers:
-        return False
-    # "…另建江汉二桥，该桥…": 该 speaks of the place named just before it
-    if _HAN.search(text) and any(m.end() <= refers.start() for m in tx.zh_places(text)):
-        return False
-    low = text.lower()
-    found = (low.find(n.lower()[:4]) for n in subjects)  # a stem's first letters mark where its word is
-    first_rival = min((at for at in found if at >= 0), default=len(text))
-    return refers.start() < first_rival
-
-
-def _latin_names(sentences: list[Sentence], claimed: list[str]) -> set[str]:
-    """The capitalised names of sentences that the claim does not give (as stems)."""
-    return set().union(*(s.names for s in sentences)) - {tx.stem(n) for n in claimed if n.isascii()}
-
-
-def _own_names(passage: list[Sentence], claimed: list[str]) -> set[str]:
-    """Names the passage gives that the claim does not."""
-    own = _latin_names(passage, claimed)
-    text = " ".join(s.text for s in passage)
-    if tx.is_chinese(text):
-        own |= {n for n in tx.zh_names(text) if n not in claimed and not any(tx.zh_same_person(n, c) for c in claimed)}
-    return own
-
-
-def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> set[str]:
-    """Names the passage gives as its subjects that the claim does not: the names in the opening
-    of each of its sentences ("Rovers had defender Sam Oduya…", not "…from the church of San
-    Telmo"), a bare sentence opener left out (it may be an ordinary word: "Entries and exits…")."""
-    openings = [_subject_part(s) for s in passage]
-    own = _latin_names(openings, claimed)
-    for sentence in passage:
-        kin = _KIN.match(sentence.text)
-        if kin:  # "His father ran…", "其父…": someone else than the one the context names
-            own.add(kin.group(0).strip().lower())
-    for sentence, opening in zip(passage, openings, strict=True):  # "Hensford, counted as…", "Paris hosted…"; not "Entries and exits…"
-        first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?!\s+(?:and|or|of|&)\b)", opening.text)
-        if first and tx.stem(first.group(1)) in sentence.names:
-            own.add(tx.stem(first.group(1)))
-    text = " ".join(o.text for o in openings)
-    if tx.is_chinese(text):  # Chinese leaves the subject out: a person, or a place or body opening it, is a rival
-        people = [n for n in tx.zh_people(text) if len(n) >= 3 or page_text.count(n) >= 2]  # jieba's 于清 once is no one
-        named = [*people, *(m.group(0) for s in passage for m in tx.zh_places(s.text[:12]))]
-        own |= {
-            n for n in named
-            if n not in claimed and not any(tx.zh_same_person(n, c) or n in c or c in n for c in claimed)
-        }  # fmt: skip
-    return own
-
-
-def _display(name: str) -> str:
-    return name[:1].upper() + name[1:]
