@@ -20,7 +20,7 @@ from agent_runtime.domain.charts import store
 from agent_runtime.domain.charts.draw import draw
 from agent_runtime.domain.charts.spec import ChartSpec
 from agent_runtime.domain.charts.values import SeriesCheck, check_chart
-from agent_runtime.domain.layout import SOURCES
+from agent_runtime.domain.layout import SOURCES, title_slug
 from agent_runtime.domain.sources.ledger import ledger_for
 from agent_runtime.engine.registry import Observation, action
 from agent_runtime.engine.run_context import ActionContext
@@ -59,12 +59,12 @@ def _elsewhere(checks: list[SeriesCheck]) -> str:
     )
 
 
-@action(concurrent=True, conflicts=lambda args: frozenset({f"figure:{args.get('title', '')}"}))
+@action(concurrent=True, conflicts=lambda args: frozenset({f"figure:{title_slug(str(args.get('title', '')), empty='chart')}"}))
 async def chart(
     ctx: ActionContext,
     title: str,
     kind: Literal["bar", "stacked_bar", "line", "pie"],
-    labels: list[str | float],
+    labels: list[str | int | float],
     series: list[dict[str, Any]],
     unit: str | None = None,
     note: str | None = None,
@@ -82,7 +82,8 @@ async def chart(
     """
     spec = ChartSpec.parse(title, kind, labels, series, unit, note)
     root = ctx.workspace.root
-    checks = check_chart(spec, ledger_for(ctx), root / SOURCES)
+    # the value check reads whole snapshots: off the event loop, as parallel actions go on
+    checks = await asyncio.to_thread(check_chart, spec, ledger_for(ctx), root / SOURCES)
     failed = [c for c in checks if not c.ok]
     if failed:
         raise ActionError(
@@ -90,6 +91,13 @@ async def chart(
             + "; ".join(c.refusal() for c in failed)
             + ". Give only values the cited source states (as it writes them, or with the unit that scales "
             "them: 1.2 with unit \"million\" for 1,200,000), or cite the source that states them."
+        )
+    taken = store.title_of(root, spec.name)
+    if taken is not None and taken != spec.title:  # "Revenue ($bn)" and "Revenue (€bn)" share a file name
+        raise ActionError(
+            f"the chart was not drawn: its file name {store.figure_path(spec.name, 'svg')} is taken by the figure "
+            f"“{taken}”; give this chart a title that differs in its words (not only in signs), or draw that one "
+            "again with the same title to replace it"
         )
     drawing = await asyncio.to_thread(draw, spec)
     store.save(root, spec, drawing)

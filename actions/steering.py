@@ -134,8 +134,7 @@ def after_plan(ctx: ActionContext, updated: Observation) -> Observation:
         return updated
     steering.plan_written = True
     waiting = ctx.settings.review_plan and not steering.plan_reviewed
-    steering.plan_reviewed = steering.plan_reviewed or waiting
-    save_steering(root, steering)
+    save_steering(root, steering)  # reviewed only when the run resumes from this pause (steering_note)
     if not waiting:
         return updated
     ctx.events.append("plan_review", step=ctx.meta.totals.steps + 1)

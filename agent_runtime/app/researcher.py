@@ -459,7 +459,7 @@ class Researcher:
             return self._stop("finished", None, EXIT_FINISHED)
         if outcome.kind == "waiting":  # a person answers or reviews, then resumes: nothing to write now
             status: RunStatus = "awaiting_answers" if outcome.reason == "awaiting_answers" else "awaiting_review"
-            return self._stop(status, waiting_reason(status, self.workspace.root), EXIT_BUDGET)
+            return self._stop(status, waiting_reason(status, self.workspace.root, self.settings.language), EXIT_BUDGET)
         self.meta.stop_reason = outcome.reason
         self._write_unfinished_report()
         return self._stop("stopped", outcome.reason, EXIT_BUDGET)

@@ -10,19 +10,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_runtime.domain.layout import OVERALL_DASHBOARD, ResearchWorkspace
-from agent_runtime.domain.steering import load_steering, questions_section, read_answers, with_section
+from agent_runtime.domain.steering import (
+    load_steering,
+    questions_section,
+    read_answers,
+    save_steering,
+    with_section,
+    words,
+)
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.run_record import load_meta
 from agent_runtime.errors import WorkspaceError
 from sandbox import atomic_write_text
 
 
-def waiting_reason(status: str, workspace: Path) -> str:
+def waiting_reason(status: str, workspace: Path, language: str | None = None) -> str:
     """The stop reason of a paused run, as run.json, `inspect` and the view show it."""
     if status == "awaiting_answers":
         return (
             f"waiting for your answers: write them under each question in {workspace / OVERALL_DASHBOARD} "
-            f"(section \"Questions for you\"), then `{resume_command(workspace)}`"
+            f"(section \"{words(language)['heading']}\"), then `{resume_command(workspace)}`"
         )
     return (
         f"waiting for your review of the plan: edit {workspace / OVERALL_DASHBOARD} if you like, "
@@ -31,8 +38,12 @@ def waiting_reason(status: str, workspace: Path) -> str:
 
 
 def steering_note(workspace: Path, status: str, overall: str) -> str | None:
-    """The note for the model when a paused run resumes."""
+    """The note for the model when a paused run resumes; resuming from the plan's pause is the
+    person's review (from then on the research may search and fetch)."""
     if status == "awaiting_review":
+        steering = load_steering(workspace)
+        steering.plan_reviewed = True
+        save_steering(workspace, steering)
         return (
             "[plan reviewed] The user has reviewed your research blueprint; overall_dashboard.md above is the "
             "plan as they left it (edited or not). Follow it: their changes come first. Now start the research."
@@ -70,8 +81,9 @@ def answer_waiting_run(workspace: Path, answers: list[str] | None = None, plan: 
         if answers is not None and len(answers) > len(questions):
             raise WorkspaceError(f"the run asked {len(questions)} questions; {len(answers)} answers were given")
         settings = meta.settings if meta is not None else {}
-        section = questions_section(questions, answers or [], settings.get("language"), resume_command(space.root))
-        atomic_write_text(space.overall_dashboard, with_section(space.read_text(OVERALL_DASHBOARD), section))
+        if answers is not None:  # no answers given: what the person wrote in the file stays
+            section = questions_section(questions, answers, settings.get("language"), resume_command(space.root))
+            atomic_write_text(space.overall_dashboard, with_section(space.read_text(OVERALL_DASHBOARD), section))
     elif status == "awaiting_review":
         if plan is not None and plan.strip():
             atomic_write_text(space.overall_dashboard, plan if plan.endswith("\n") else plan + "\n")

@@ -370,6 +370,11 @@ def _version() -> str:
 def trace_attributes(*, batch_id: str, task_id: str, out: str) -> str:
     """DEEP_RESEARCHER_TRACE_ATTRIBUTES for a run of a batch (a child process)."""
     values = {"deep_researcher.batch.id": batch_id, "deep_researcher.batch.task": task_id, "deep_researcher.batch.out": out}
+    return encode_attributes(values)
+
+
+def encode_attributes(values: Mapping[str, str]) -> str:
+    """DEEP_RESEARCHER_TRACE_ATTRIBUTES for a child run: k=v pairs, URL-quoted, separated by commas."""
     return ",".join(f"{quote(k)}={quote(v)}" for k, v in values.items())
 
 

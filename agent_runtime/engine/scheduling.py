@@ -44,7 +44,8 @@ async def run_calls(
     finish_action: str | None,
     spent_budget: Callable[[], BudgetStop | None],
 ) -> list[Observation | None]:
-    """Each call's observation, in call order; None for the calls after a successful finish."""
+    """Each call's observation, in call order; None for the calls after a successful finish or a
+    pause for a person (a --review-plan run's plan: no fetch in the same reply runs before it)."""
     done: list[Observation | None] = [None] * len(calls)
 
     def concurrent(call: ToolCall) -> bool:
@@ -60,7 +61,7 @@ async def run_calls(
             blocked = NotRun(failed_before=True) if failed and call.name == finish_action else None
             observation = await run_one(call, blocked)
             done[index] = observation
-            if observation.finished:
+            if observation.finished or observation.waiting is not None:  # a pause: nothing after it runs
                 break
     return done
 

@@ -224,3 +224,29 @@ async def test_a_research_agent_draws_a_chart_into_its_notes(tmp_path: Path) -> 
     notes = (ws / "Notebook/notes/costs.md").read_text()
     assert "![Battery costs in 2025](figures/battery-costs-in-2025.svg)" in notes
     assert (ws / "Notebook/figures/battery-costs-in-2025.png").is_file()
+
+
+async def test_money_in_a_title_and_years_as_numbers_are_drawn_as_written(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    priced = {**STATIONS, "title": "Stations from $100 to $300 a year", "labels": [2019.0, 2020, 2021]}
+    script, state = charting(ws, [priced])
+    result, _ = await start_run(tmp_path, script, search="local", corpus=corpus(tmp_path), verify_citations="lexical")
+    assert "Chart drawn" in state["told"][0], state["told"][0]
+    record = json.loads((ws / "Notebook/figures/stations-from-100-to-300-a-year.json").read_text())
+    assert record["labels"] == ["2019", "2020", "2021"]  # not 2019.0
+    svg = (ws / "Notebook/figures/stations-from-100-to-300-a-year.svg").read_text()
+    assert "$100 to $300" in svg  # money, not mathtext
+    assert result.status == "finished"
+
+
+async def test_a_second_title_with_the_same_file_name_is_refused_not_drawn_over_the_first(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    first = {**STATIONS, "title": "Stations ($)"}
+    second = {**STATIONS, "title": "Stations (€)", "series": [{"name": "Stations", "values": [120, 180, 260], "source": "{id}"}]}
+    script, state = charting(ws, [first, second, first])
+    await start_run(tmp_path, script, search="local", corpus=corpus(tmp_path), verify_citations="lexical")
+    drawn, refused, again = state["told"][:3]
+    assert "Chart drawn: Notebook/figures/stations.svg" in drawn
+    assert "is taken by the figure “Stations ($)”" in refused
+    assert json.loads((ws / "Notebook/figures/stations.json").read_text())["title"] == "Stations ($)"
+    assert "Chart drawn" in again  # the same title replaces its own figure

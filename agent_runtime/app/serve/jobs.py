@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -28,6 +29,7 @@ from agent_runtime.app.background_runs import environment, launch, resume_argume
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.serve.continuation import follow_up_arguments
 from agent_runtime.app.serve.protocol import Ask, OpenAIError
+from agent_runtime.app.tracing import ATTRIBUTES_VARIABLE, encode_attributes
 from agent_runtime.domain.layout import ResearchWorkspace, title_slug
 from agent_runtime.engine.commands import raised_budget
 from agent_runtime.engine.run_record import RunMeta, load_meta
@@ -179,8 +181,12 @@ class Jobs:
         log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {kind}\n".encode())
         log.flush()
         offset = _size(Workspace(workspace).events_file)
+        # each served request is its own trace: its id, kind and workspace name it (issue 38)
+        request = {"deep_researcher.serve.request": uuid.uuid4().hex, "deep_researcher.serve.kind": kind,
+                   "deep_researcher.serve.workspace": workspace.name}  # fmt: skip
+        env = {**self.env, ATTRIBUTES_VARIABLE: encode_attributes(request)}
         try:
-            process = launch(arguments, env=self.env, log=log, cwd=self.folder, die_with_parent=True)
+            process = launch(arguments, env=env, log=log, cwd=self.folder, die_with_parent=True)
         except OSError as exc:
             log.close()
             raise OpenAIError(500, f"cannot start the research: {exc.strerror or exc}", kind="server_error") from None

@@ -72,6 +72,7 @@ def draw(spec: ChartSpec) -> Drawing:
             "axes.spines.top": False,
             "axes.spines.right": False,
             "axes.unicode_minus": False,  # a CJK font's minus sign is the hyphen
+            "text.parse_math": False,  # "$5 to $10" is money, not mathtext (an unbalanced $ would raise)
         }
         with matplotlib.rc_context(settings), warnings.catch_warnings():  # type: ignore[arg-type]
             warnings.simplefilter("ignore")  # a missing glyph is reported as cjk_font, not printed

@@ -131,6 +131,8 @@ def _label(value: Any, index: int, problems: list[str]) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         problems.append(f"label {index + 1} is not a text")
         return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # a year sent as a number (2019, or 2019.0 once parsed) is labelled 2019
     text = " ".join(str(value).split())
     if not text:
         problems.append(f"label {index + 1} is empty")

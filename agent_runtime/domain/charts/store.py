@@ -46,6 +46,17 @@ def load(root: Path, name: str) -> ChartSpec:
         raise ChartError(f"its record {figure_path(name, 'json')} is damaged ({exc}): draw it again with chart") from None
 
 
+def title_of(root: Path, name: str) -> str | None:
+    """The title of the figure already saved as `name`, if one is (None also for a damaged one,
+    which a new chart may replace)."""
+    if not (root / figure_path(name, "json")).is_file():
+        return None
+    try:
+        return load(root, name).title
+    except ChartError:
+        return None
+
+
 def unchanged(root: Path, name: str, spec: ChartSpec) -> bool:
     """Whether both files are there as they were drawn (a deleted or edited file is not)."""
     policy = PathPolicy(root)

@@ -211,6 +211,35 @@ def test_review_plan_pauses_before_any_search_and_the_edited_plan_reaches_the_mo
     assert not [e for e in events if e["event"].startswith("search")]
 
 
+def test_with_both_flags_a_plan_sent_beside_the_questions_still_waits_for_review(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    """Nothing after a pause in the same reply runs: a plan sent with ask_user is not written before
+    the answers, and the plan written after them pauses for review before any search."""
+    ws = tmp_path / "ws"
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen = _seen(messages)
+        if "[plan reviewed]" in seen or "phase: writing" in seen:
+            return finishing(ws, seen)
+        if "[answers]" in seen:
+            return reply(call("update_overall_dashboard", content=PLAN), call("web_search", query="too early"))
+        return reply(call("ask_user", questions=["Which region?"]), call("update_overall_dashboard", content=PLAN))
+
+    server = endpoint(script)
+    flags = ["--clarify", "--review-plan", "--workspace", str(ws)]
+    first = run_cli(["run", "batteries", *flags], cli_env(server.url))
+    assert first.code == 3, first.stderr
+    assert "Q1: cost per kWh" not in (ws / "overall_dashboard.md").read_text()  # the plan beside the questions did not run
+    second = run_cli(["resume", str(ws)], cli_env(server.url))
+    assert second.code == 3, second.stderr  # the plan now waits for review
+    third = run_cli(["resume", str(ws)], cli_env(server.url))
+    assert third.code == 0, third.stderr
+    events = [json.loads(line) for line in (ws / ".runtime/events.jsonl").read_text().splitlines()]
+    assert [e["status"] for e in events if e["event"] == "run_ended"] == ["awaiting_answers", "awaiting_review", "finished"]
+    assert not [e for e in events if e["event"].startswith("search")]  # no search before the review
+
+
 def test_batch_with_a_steering_flag_is_a_usage_error(tmp_path: Path) -> None:
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text('{"title": "batteries"}\n')
