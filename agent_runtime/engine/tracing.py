@@ -269,8 +269,5 @@ def tool_result(span: Span, text: str, error: bool) -> None:
     if tracer().capture_content:
         span.set({"gen_ai.tool.call.result": _cut(text)})
     if error:
-        # Without content capture, only what kind of failure it was: an observation's first line may
-        # quote a tool's or a page's own text (an MCP tool's error output), which is content.
-        first = text.splitlines()[0] if text else ""
-        said = _cut(first)[:300] if tracer().capture_content else first.split(":", 1)[0][:80]
-        span.fail("tool_error", said or "the action failed")
+        # The runtime's own words on the failure (the first line), never the page behind it.
+        span.fail("tool_error", text.splitlines()[0][:300] if text else "the action failed")
