@@ -266,6 +266,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     settings = load_settings(_flags(args), config_file=args.config)  # a bad value: a usage error now
     settings.require_prices_for_cost_budget()
+    if settings.clarify or settings.review_plan:  # from the environment or the config file
+        from agent_runtime.errors import SettingValueError
+
+        raise SettingValueError(
+            "clarify or review_plan is set (DEEP_RESEARCHER_CLARIFY / DEEP_RESEARCHER_REVIEW_PLAN or the config "
+            "file), but a chat app shows no dashboard to answer questions or review a plan in: unset it for serve"
+        )
     options = flag_arguments(_flags(args), args.config, args.debug)
     return serve_openai(
         args.folder, args.host, args.port, args.jobs, options, api_key=_flags(args).get("api_key"),

@@ -43,7 +43,7 @@ EARLIER_REPORT = "earlier_report.md"
 # The earlier report goes whole into the first request while it takes at most this share of the window
 # (estimated as the context guard estimates: ~4 ASCII characters a token, one a token for CJK).
 REPORT_SHARE = 0.25
-_CITATION = re.compile(r"\[(\d+)\]")
+_CITATION = re.compile(r"\[(\d+(?:\s*[,，]\s*\d+)*)\]")  # [3], and the finalizer's [2, 3]
 
 
 def follow_up(
@@ -135,7 +135,11 @@ def earlier_report_for_model(earlier: Path, window: int) -> str:
     ids: dict[int, str] = {}
     for item in load_citations(earlier):
         ids.setdefault(int(item.citation), str(item.source))
-    text = _CITATION.sub(lambda m: f"[{ids[int(m.group(1))]}]" if int(m.group(1)) in ids else m.group(0), text)
+    def source_ids(m: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.split(r"\s*[,，]\s*", m.group(1))]
+        return "".join(f"[{ids[n]}]" for n in numbers) if all(n in ids for n in numbers) else m.group(0)
+
+    text = _CITATION.sub(source_ids, text)
     references = {" ".join(words["references"].split()).casefold() for words in STRINGS.values()}
     lines = text.split("\n")
     for index, line in enumerate(lines):

@@ -135,6 +135,12 @@ def follow_up_workspace(earlier: Path, workspace: str | Path | None = None) -> P
     """The new workspace of a follow-up: `workspace` (new or empty), else `<earlier>-follow-up`, numbered."""
     if workspace is not None:
         chosen = Path(workspace).expanduser()
+        mine, theirs = chosen.resolve(), earlier.resolve()
+        if mine == theirs or theirs in mine.parents or mine in theirs.parents:
+            raise SettingValueError(
+                f"{chosen} is inside the earlier workspace {earlier} (or holds it); a follow-up leaves the earlier "
+                "one as it is: choose a --workspace beside it"
+            )
         if chosen.exists() and (not chosen.is_dir() or any(chosen.iterdir())):
             raise SettingValueError(
                 f"{chosen} exists and is not empty; a follow-up needs a new or empty folder: choose another --workspace"

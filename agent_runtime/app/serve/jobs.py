@@ -125,6 +125,11 @@ class Jobs:
                     )  # fmt: skip
                 await job.wait(STOP_GRACE)  # its client left a moment ago: it is saving its state
             self.live()
+            if (again := self.jobs.get(earlier)) is not None and again is not job and again.alive():
+                raise OpenAIError(  # another request of this conversation resumed it while this one waited
+                    409, f"the research of this conversation ({earlier.name}) was resumed by another request; "
+                    "wait for its answer", code="research_running",
+                )  # fmt: skip
             if lock_state(earlier).held:
                 raise OpenAIError(
                     409, f"another process works in {earlier.name}; wait until it ends", code="research_running"

@@ -33,3 +33,8 @@ def test_a_report_too_long_for_the_window_becomes_a_digest_of_its_chapters(tmp_p
     for n in range(1, 6):
         assert f"## 第{n}章" in shown
     assert "Cites: S9" in shown and "Cites: S4" in shown
+
+
+def test_the_finalizers_grouped_citations_are_written_back_too(tmp_path: Path) -> None:
+    shown = earlier_report_for_model(earlier(tmp_path, "## Costs\nCells cost less [1, 2]. 成本下降 [2，1]."), 64_000)
+    assert "Cells cost less [S4][S9]." in shown and "成本下降 [S9][S4]." in shown

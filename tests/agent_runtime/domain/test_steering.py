@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_runtime.app.steering_notes import steering_note
 from agent_runtime.domain.steering import (
     Steering,
+    follow_up_workspace,
     load_steering,
     parents,
     questions_section,
@@ -16,6 +19,7 @@ from agent_runtime.domain.steering import (
     save_steering,
     with_section,
 )
+from agent_runtime.errors import SettingValueError
 
 BLUEPRINT = "# Batteries\n\n**Purpose:** a memo\n\n## Research questions\n\n## Outline\n"
 
@@ -63,3 +67,12 @@ def test_the_chain_of_parents_ends_at_a_loop_or_a_missing_record(tmp_path: Path)
     assert parents(c) == [b, a]
     (b / ".runtime" / "steering.json").write_text("{broken")
     assert load_steering(b) == Steering() and parents(c) == [b]
+
+
+@pytest.mark.parametrize("inside", ["Notebook/next", ".", ".."])
+def test_a_follow_up_folder_inside_the_earlier_one_or_holding_it_is_refused(tmp_path: Path, inside: str) -> None:
+    earlier = tmp_path / "ws"
+    earlier.mkdir()
+    with pytest.raises(SettingValueError, match="inside the earlier workspace"):
+        follow_up_workspace(earlier, earlier / inside)
+    assert follow_up_workspace(earlier, tmp_path / "next") == tmp_path / "next"

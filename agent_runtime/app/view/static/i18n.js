@@ -22,6 +22,10 @@
     "Write your answer under each question (an empty answer means no preference), then Continue.":
       "请在每个问题下面写下你的回答（留空表示没有偏好），然后点“继续”。",
     "No search has run yet. Edit the plan if you like, then Continue.": "尚未进行任何搜索。可以修改计划，然后点“继续”。",
+    "Continued (process {pid}); its output goes to .runtime/view-resume.log.": "已继续（进程 {pid}）；输出写入 .runtime/view-resume.log。",
+    "Not continued: {error}": "未能继续：{error}",
+    "Started the follow-up {folder} (process {pid}).": "已开始追问 {folder}（进程 {pid}）。",
+    "The question is empty.": "问题是空的。",
     "awaiting_answers": "等待回答",
     "awaiting_review": "等待审阅",
     "Title": "标题",

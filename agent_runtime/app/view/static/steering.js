@@ -48,7 +48,8 @@ $("#continue").addEventListener("click", async () => {
   button.disabled = true;
   try {
     if (text !== shown.text) {
-      await post("/api/dashboards/overall_dashboard.md", { ws: view.ws }, { content: text, base: shown.sha });
+      const saved = await post("/api/dashboards/overall_dashboard.md", { ws: view.ws }, { content: text, base: shown.sha });
+      Object.assign(shown, { text, sha: saved.sha }); // a failed resume, then Continue again: not a conflict
     }
     const answer = await post("/api/resume", { ws: view.ws });
     $("#waiting").hidden = true;
