@@ -31,7 +31,13 @@ from agent_runtime.domain.layout import (
     ResearchWorkspace,
 )
 from agent_runtime.domain.sources.ledger import Ledger
-from agent_runtime.domain.steering import follow_up_workspace, follows_line, load_steering, save_steering
+from agent_runtime.domain.steering import (
+    EARLIER_REPORT,
+    follow_up_workspace,
+    follows_line,
+    load_steering,
+    save_steering,
+)
 from agent_runtime.engine.commands import resume_command
 from agent_runtime.engine.model import Model
 from agent_runtime.engine.run_record import load_meta
@@ -39,7 +45,6 @@ from agent_runtime.engine.tokens import raw_text_tokens
 from agent_runtime.errors import SettingValueError
 from agent_runtime.language import STRINGS
 
-EARLIER_REPORT = "earlier_report.md"
 # The earlier report goes whole into the first request while it takes at most this share of the window
 # (estimated as the context guard estimates: ~4 ASCII characters a token, one a token for CJK).
 REPORT_SHARE = 0.25

@@ -42,6 +42,7 @@ from agent_runtime.domain.layout import (
 from agent_runtime.domain.report_record import record_report, report_record
 from agent_runtime.domain.sources.ledger import Ledger, ledger_for
 from agent_runtime.domain.sources.records import CITED_ID
+from agent_runtime.domain.steering import EARLIER_REPORT, load_steering
 from agent_runtime.engine.calling import calling
 from agent_runtime.engine.commands import command, resume_command
 from agent_runtime.engine.loop import AgentLoop, AgentSpec, Outcome
@@ -330,6 +331,12 @@ class Researcher:
         if self._resume_note:
             messages.append(user(self._resume_note))
             self._resume_note = None
+        elif (earlier := load_steering(self.workspace.root).follows) is not None:
+            # a follow-up's task outlives the first request's note (the earlier report in full):
+            # every rebuilt history says it again, briefly, as a resume does
+            messages.append(user(self.prompts.render(
+                "follow_up_reminder.j2", earlier=earlier, report_file=EARLIER_REPORT, question=self.meta.title,
+            )))  # fmt: skip
         return messages
 
     def agent_spec(self) -> AgentSpec:

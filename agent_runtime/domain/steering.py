@@ -52,6 +52,8 @@ class Steering(BaseModel):
     follows: str | None = None  # the earlier workspace a follow-up builds on (absolute path)
 
 
+EARLIER_REPORT = "earlier_report.md"  # a follow-up's copy of the report it builds on
+
 def words(language: str | None) -> dict[str, str]:
     return _WORDS.get((language or "en").split("-")[0].lower(), _WORDS["en"])
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.app.follow_up import follow_up
 from agent_runtime.domain.sources.ledger import Ledger
 from agent_runtime.testing import Reply, ScriptedEndpoint, call, reply
 from tests.support.cli import cli_env, run_cli, write_cited_report
@@ -139,3 +140,14 @@ def test_bad_follow_ups_are_refused_and_lose_nothing(
     result = run_cli(["follow-up", str(earlier), "Why?"], cli_env("http://127.0.0.1:9/v1"))
     assert result.code == 1 and "ledger" in result.stderr, result.stderr
     assert tree(earlier) == before and not (tmp_path / "ssb-follow-up").exists()
+
+
+def test_every_rebuilt_history_of_a_follow_up_says_its_task_again_briefly(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    earlier = finished_run(tmp_path, endpoint)
+    researcher = follow_up(earlier, "What changed in 2026?", flags={"api_key": "sk-test"})
+    first, rebuilt = json.dumps(researcher.base_messages(), ensure_ascii=False), json.dumps(researcher.base_messages(), ensure_ascii=False)
+    assert "Solid-state cells are near [S1]." in first  # the first request: the earlier report in full
+    assert "[follow-up]" in rebuilt and "What changed in 2026?" in rebuilt and "earlier_report.md" in rebuilt
+    assert "Solid-state cells are near [S1]." not in rebuilt.split("[follow-up]")[1]  # not the whole report again
