@@ -274,6 +274,8 @@ def extract(text: str, *, strict: bool) -> Facts:
         take(m.start(), m.end())
         if not pct and re.match(r"\s*(?:to|-|–|—|and|至|到|~)\s*[\d.]+\s*(?:%|％|percent|per cent)", text[m.end() :]):
             pct = "%"  # "4.25 to 4.50 percent": both ends are shares
+        if not pct and text[max(0, m.start() - 3) : m.start()] == "百分之":
+            pct = "%"  # 百分之10: a share written with digits
         exact = not (frac or scale or pct)
         bound, said = _bound(text, m.start(), m.end())
         quantities.append(Quantity(value, unit, "percent" if pct else "number", said.strip(), bound, exact))
@@ -299,8 +301,8 @@ def extract(text: str, *, strict: bool) -> Facts:
         if any(taken[m.start() : m.end()]):
             continue
         digits = m.group(2)
-        if re.fullmatch(r"[万亿千百十]+", digits):
-            continue
+        if not m.group(1) and re.fullmatch(r"[万亿千百十]+", digits):
+            continue  # 万, 百 alone are no number; 百分之十, 百分之百 are
         parsed = zh_int(digits)
         if parsed is None:
             continue
@@ -540,16 +542,19 @@ def read_unit(unit: str | None) -> UnitReading:
     text = (unit or "").strip()
     if not text:
         return UnitReading()
-    if _PERCENT_UNIT.match(text):
-        return UnitReading(1.0, "percent")
+    if _PERCENT_UNIT.match(text) or re.match(r"\s*(?:%|％|percent|per\s*cent)\s+of\b", text, re.I):
+        return UnitReading(1.0, "percent")  # %, and "% of GDP"
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
     for word in words:
-        if word in _SCALE and (len(word) > 2 or word in ("bn", "mn", "tn")):
-            return UnitReading(_SCALE[word])
-        single = word.rstrip("s")
+        single = word.rstrip("s") if len(word) > 3 else word  # millions, thousands, billions of dollars
+        if single in _SCALE and (len(single) > 2 or single in ("bn", "mn", "tn")):
+            return UnitReading(_SCALE[single])
         if single in _TIME_UNITS and len(words) == 1:
             return UnitReading(_TIME_UNITS[single], "duration")
-    han = re.match(r"\s*(万亿|千万|百万|亿|万|千)", text)
+    money = re.search(r"[$£€¥]|\b(?:usd|eur|gbp|cny|rmb|dollars?|euros?|pounds?)\b", text, re.I)
+    if re.fullmatch(r"\s*k\s*", text) or (money and re.search(r"(?:^|[\s$£€¥(（])(?:m|k)\b", text)):
+        return UnitReading(1e3 if re.search(r"k\b", text) else 1e6)  # k; USD m, £m (a bare m is metres)
+    han = re.search(r"(万亿|千万|百万|亿|万|千)(?![米克瓦])", text)  # 亿元, （亿元）, 单位：万辆; not 千米, 千克
     if han:
         return UnitReading(_SCALE[han.group(1)])
     for word, name in _ZH_TIME.items():
