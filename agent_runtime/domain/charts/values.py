@@ -111,6 +111,27 @@ def _names(sentence: _Stated, label: str) -> bool:
     return bool(words) and all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in words)
 
 
+_MINUS = "-−–"  # a hyphen, the minus sign, an en dash written as one
+
+
+def _negative(sentence: str, said: str) -> bool:
+    """Whether the source writes its figure with a minus sign ("-3.2%", "增速为-3.2%")."""
+    at = sentence.find(said)
+    return at > 0 and sentence[at - 1] in _MINUS and not (at > 1 and sentence[at - 2].isalnum() and sentence[at - 2].isascii())
+
+
+def _stated_negative(value: float, scale: float, kind: str, sentence: str) -> str | None:
+    """A negative chart value the number reader passes by (it reads no sign): the figure written
+    with its minus in the sentence, as the chart gives it ("-3.2" with unit %, "−1.5")."""
+    shown = number_text(abs(value))
+    for variant in {shown, shown.replace(",", "")}:
+        for minus in _MINUS:
+            found = re.search(rf"(?<![A-Za-z0-9.]){re.escape(minus)}\s?{re.escape(variant)}(?![\d.])", sentence)
+            if found and (kind != "percent" or re.match(r"\s*[%％]", sentence[found.end():])):
+                return found.group(0)
+    return None
+
+
 def check_series(series: Series, labels: list[str], unit: str | None, source_text: str) -> SeriesCheck:
     """Where the source states each value of `series` (one per label), preferring a passage that
     names the label; the values it does not state, and what it gives instead."""
@@ -120,13 +141,22 @@ def check_series(series: Series, labels: list[str], unit: str | None, source_tex
     for label, value in zip(labels, series.values, strict=True):
         best: Found | None = None
         for sentence in sentences:
-            for stated in sentence.amounts:
-                if _matches(value, reading.scale, reading.kind, stated, unit_named=bool(unit)):
-                    near = _names(sentence, label)
-                    if best is None or (near and not best.near_label):
-                        where = (sentence.passage.first, sentence.passage.last)
-                        best = Found(label, value, stated.text, sentence.text, where, near)
-                    break
+            said = None
+            if value < 0:  # a sign the reader does not keep: the figure must be written with its minus
+                said = _stated_negative(value, reading.scale, reading.kind, sentence.text)
+            else:
+                for stated in sentence.amounts:
+                    # a figure written "-3.2%" is no 3.2: a fall charted as a rise is not stated
+                    if _matches(value, reading.scale, reading.kind, stated, unit_named=bool(unit)) and not (
+                        value > 0 and _negative(sentence.text, stated.text)
+                    ):
+                        said = stated.text
+                        break
+            if said is not None:
+                near = _names(sentence, label)
+                if best is None or (near and not best.near_label):
+                    where = (sentence.passage.first, sentence.passage.last)
+                    best = Found(label, value, said, sentence.text, where, near)
             if best is not None and best.near_label:
                 break
         if best is None:

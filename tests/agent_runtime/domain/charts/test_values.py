@@ -66,3 +66,20 @@ def test_a_value_stated_near_its_label_is_preferred() -> None:
     assert found.near_label and "Westby" in found.sentence
     spec = ChartSpec.parse("t", "bar", ["Southby"], [{"name": "s", "values": [40], "source": "S1"}])
     assert not check_series(spec.series[0], spec.labels, None, text).found[0].near_label
+
+
+SIGNED = "Exports grew 4.1% in 2023 and -3.2% in 2024. 净利润为-1.5亿元，增速为-3.2%。"
+
+
+@pytest.mark.parametrize(
+    ("labels", "values", "unit", "missing"),
+    [
+        (["2024"], [-3.2], "%", []),  # a fall, charted with its sign
+        (["2024"], [3.2], "%", [("2024", 3.2)]),  # the same fall charted as a rise is not stated
+        (["2023"], [4.1], "%", []),
+        (["2023"], [-4.1], "%", [("2023", -4.1)]),  # a rise charted as a fall neither
+        (["净利润"], [-1.5], "亿元", []),  # Chinese writes the sign after 为
+    ],
+)
+def test_a_sign_is_read_and_never_dropped(labels: list[str], values: list[float], unit: str, missing: list[tuple[str, float]]) -> None:
+    assert check(SIGNED, labels, values, unit) == missing
