@@ -149,7 +149,11 @@ class Jobs:
         workspace = self._claim(ask.title)
         if earlier is not None and meta is not None:
             return self._spawn(workspace, follow_up_arguments(earlier, ask.title, workspace, self.options), "follow-up")
-        return self._spawn(workspace, run_arguments(ask.title, workspace, self.options, ask.purpose), "run")
+        # the run writes in the request's language unless serve was given one (its purpose, the
+        # conversation, may be in another: an English system prompt over a Chinese title)
+        told = any(o.startswith("--language") for o in self.options)
+        options = [*self.options, *([] if told else [f"--language={ask.language}"])]
+        return self._spawn(workspace, run_arguments(ask.title, workspace, options, ask.purpose), "run")
 
     def _marked(self, name: str | None) -> Path | None:
         """The folder's workspace a marker names; None for a name that is no research workspace

@@ -125,7 +125,10 @@ def parse_request(body: object) -> Ask:
     stream = body.get("stream") is True
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
-    language = lang.detect(title, *(text for _, text in earlier))
+    # the research's language is its title's (a Chinese title under an English system prompt is a
+    # Chinese research); a short Latin title ("continue") takes the conversation's
+    said = title if re.search(r"[\u3000-\u9fff]", title) or len(title.split()) >= 3 else None
+    language = lang.detect(said) if said else lang.detect(title, *(text for _, text in earlier))
     return Ask(title, purpose_of(earlier, language), marked_workspace(earlier), stream, include_usage, language)
 
 

@@ -137,3 +137,12 @@ def test_the_planned_chapters_are_shown_when_the_plan_changes_them(tmp_path: Any
     assert watch.lines(update) == ["计划的章节：", "  1. Notebook/01_成本.md：成本的变化", "  2. Notebook/02_产能.md：产能"]
     assert watch.lines(update) == []  # the same outline again: nothing new to show
     assert watch.lines({**update, "error": "refused"}) == []
+
+
+def test_the_research_language_is_the_titles_not_the_system_prompts() -> None:
+    system = {"role": "system", "content": "You are a helpful assistant for an energy analyst at our company."}
+    assert parse_request(body(system, user("固态电池的产业化进展"))).language == "zh"
+    assert parse_request(body(system, user("Solid-state batteries in 2026"))).language == "en"
+    # a short word of the person's ("继续", "continue") goes with the conversation
+    chinese = [user("固态电池的产业化进展"), assistant("报告如下……")]
+    assert parse_request(body(*chinese, user("continue"))).language == "zh"
