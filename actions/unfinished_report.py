@@ -13,6 +13,7 @@ import re
 
 import agent_runtime.language as lang
 from actions.finish import DRAFT, assemble_chapters
+from agent_runtime.domain.charts.inreport import redraw, review_figures
 from agent_runtime.domain.citation_audit import audit, flags, write_citations
 from agent_runtime.domain.finalize import finalize, strip_references
 from agent_runtime.domain.layout import NOTEBOOK, OVERALL_DASHBOARD, REPORT, SOURCES
@@ -67,9 +68,16 @@ def write_unfinished_report(ctx: ActionContext, continue_with: str) -> str | Non
         return None
     ledger = ledger_for(ctx)
     sources = ctx.workspace.root / SOURCES
-    pairs = audit(strip_references(draft), ledger, sources)
+    root = ctx.workspace.root
+    # figures as at a finish: checked by value, numbered, their paths from the report's folder
+    figures = review_figures(draft, root, ledger, sources)
+    pairs = audit(strip_references(figures.masked), ledger, sources)
     language = ctx.settings.language
-    final = finalize(draft, ledger, force=True, language=language, flags=flags(pairs))
+    redraw(root, figures.to_redraw(root))
+    numbered = figures.apply(draft, lang.resolve(language, ctx.meta.title, ctx.meta.purpose))
+    final = finalize(
+        numbered, ledger, force=True, language=language, flags=flags(pairs), more_problems=figures.problems_for_reader()
+    )
     title, _, body = final.text.partition("\n")
     banner = lang.text(language or lang.DEFAULT, "unfinished", command=continue_with)
     meta = ctx.meta
@@ -78,9 +86,10 @@ def write_unfinished_report(ctx: ActionContext, continue_with: str) -> str | Non
         ctx.workspace.keep_in_trash(REPORT)  # a report the agent or a person wrote there is kept
     atomic_write_text(ctx.workspace.root / DRAFT, draft)
     atomic_write_text(report, f"{title}\n\n> {banner}\n{body}")
-    figures = write_citations(ctx.workspace.root, pairs, final.cited, ledger, None)
+    cited_pairs = sorted([*pairs, *figures.pairs], key=lambda p: (p.start, p.line))  # document order
+    summary = write_citations(ctx.workspace.root, cited_pairs, final.cited, ledger, None)
     record_report(meta, report_path=REPORT, report_problems=[str(p) for p in final.problems] + final.flagged)
     meta.summary["sources_cited"] = len(final.cited)
-    meta.summary["citations"] = {key: value for key, value in figures.items() if key != "judge"}
+    meta.summary["citations"] = {key: value for key, value in summary.items() if key != "judge"}
     meta.summary["report"] = "unfinished"
     return REPORT

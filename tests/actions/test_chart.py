@@ -250,3 +250,24 @@ async def test_a_second_title_with_the_same_file_name_is_refused_not_drawn_over_
     assert "is taken by the figure “Stations ($)”" in refused
     assert json.loads((ws / "Notebook/figures/stations.json").read_text())["title"] == "Stations ($)"
     assert "Chart drawn" in again  # the same title replaces its own figure
+
+
+async def test_a_run_stopped_by_its_budget_shows_its_figures_numbered_in_the_unfinished_report(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    script, state = charting(ws, [STATIONS])
+
+    def until_the_budget(messages: list[dict[str, Any]], tools: Any) -> Reply:
+        answer = script(messages, tools)
+        if "chapter" in state:  # the chapter is written: the run goes on working until its steps run out
+            return reply(call("update_current_dashboard", content=f"# Current\n\nstep {len(messages)}\n"))
+        return answer
+
+    result, _ = await start_run(
+        tmp_path, until_the_budget, search="local", corpus=corpus(tmp_path), verify_citations="lexical", max_steps=5
+    )
+    assert result.status == "stopped"
+    report = (ws / "report.md").read_text()
+    assert "Figure 1" in report and "(Notebook/figures/stations-by-city.svg)" in report
+    cited = json.loads((ws / "report.citations.json").read_text())
+    captions = [c for c in cited["citations"] if c.get("judged_by") == "figure values"]
+    assert captions and all(c["verdict"] == "supported" for c in captions)  # checked by value, never a †
