@@ -315,9 +315,10 @@ def _build(args: argparse.Namespace) -> Researcher:
     if args.command == "follow-up":
         from agent_runtime.app.follow_up import follow_up
 
-        researcher = follow_up(args.earlier, args.question, workspace=args.workspace, flags=_flags(args), config_file=args.config)
-        check_endpoint_reachable(researcher.settings.base_url)
-        return researcher
+        return follow_up(
+            args.earlier, args.question, workspace=args.workspace, flags=_flags(args), config_file=args.config,
+            before_start=lambda settings: check_endpoint_reachable(settings.base_url),  # before its folder is made
+        )  # fmt: skip
     researcher = Researcher.resume(
         args.workspace, flags=_flags(args), config_file=args.config, new_settings=args.new_settings
     )

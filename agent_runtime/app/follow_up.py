@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +60,10 @@ def follow_up(
     flags: Mapping[str, Any] | None = None,
     config_file: str | Path | None = None,
     model: Model | None = None,
+    before_start: Callable[[Settings], None] | None = None,
 ) -> Researcher:
     """A new run answering `question` from the finished run in `earlier`, ready to `run()`.
+    `before_start` checks the settings before the new folder is made (the CLI: is the endpoint up).
     `workspace`: the new folder (default: `<earlier>-follow-up`, numbered when taken). Without
     `settings`, the earlier run's settings with `flags` over them (its language is that of the
     question unless `flags` name one). SettingValueError (a usage error) for a folder that is no
@@ -84,6 +86,8 @@ def follow_up(
     if settings is None:
         stored = {k: v for k, v in meta.settings.items() if k not in ("language", "clarify", "review_plan")}
         settings = load_settings(flags, stored=stored, config_file=config_file)
+    if before_start is not None:
+        before_start(settings)
     researcher = Researcher.start(question, purpose=meta.purpose, workspace=target, settings=settings, model=model)
     try:
         _carry_over(source, meta.title, researcher)

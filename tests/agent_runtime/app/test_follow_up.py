@@ -5,6 +5,7 @@ byte, `inspect` shows the chain, a follow-up of a follow-up works, and bad input
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,15 @@ def test_every_rebuilt_history_of_a_follow_up_says_its_task_again_briefly(
     assert "Solid-state cells are near [S1]." in first  # the first request: the earlier report in full
     assert "[follow-up]" in rebuilt and "What changed in 2026?" in rebuilt and "earlier_report.md" in rebuilt
     assert "Solid-state cells are near [S1]." not in rebuilt.split("[follow-up]")[1]  # not the whole report again
+
+
+def test_a_follow_up_with_its_endpoint_down_makes_no_folder(
+    tmp_path: Path, endpoint: Callable[[Script], ScriptedEndpoint]
+) -> None:
+    earlier = finished_run(tmp_path, endpoint)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    result = run_cli(["follow-up", str(earlier), "What changed in 2026?"], cli_env(down))
+    assert result.code != 0 and "Traceback" not in result.stderr
+    assert not (tmp_path / "ssb-follow-up").exists()  # nothing to clean up, no -2 next time
