@@ -8,6 +8,7 @@ in a pie, more than a reader can read). The spec is saved beside its figure as J
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -62,6 +63,12 @@ class ChartSpec:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2) + "\n"
+
+    def drawn_digest(self) -> str:
+        """What the picture shows (everything but the digests): a record edited since the drawing
+        (other values, another title) no longer matches the files, which are drawn again."""
+        shown = {k: v for k, v in asdict(self).items() if k != "digests"}
+        return hashlib.sha256(json.dumps(shown, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
 
     @classmethod
     def from_json(cls, text: str) -> ChartSpec:

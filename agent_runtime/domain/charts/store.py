@@ -29,7 +29,7 @@ def save(root: Path, spec: ChartSpec, drawing: Drawing, name: str | None = None)
     policy = PathPolicy(root)
     folder = policy.check_writable(FIGURES)
     folder.mkdir(parents=True, exist_ok=True)
-    spec.digests = drawing.digests()
+    spec.digests = {**drawing.digests(), "spec": spec.drawn_digest()}
     for suffix, data in (("svg", drawing.svg), ("png", drawing.png), ("json", spec.to_json().encode("utf-8"))):
         atomic_write_bytes(policy.check_writable(figure_path(name, suffix)), data)
 
@@ -58,7 +58,10 @@ def title_of(root: Path, name: str) -> str | None:
 
 
 def unchanged(root: Path, name: str, spec: ChartSpec) -> bool:
-    """Whether both files are there as they were drawn (a deleted or edited file is not)."""
+    """Whether both files are there as they were drawn from the record as it is (a deleted or
+    edited file is not, nor a picture of values the record no longer holds)."""
+    if spec.digests.get("spec") != spec.drawn_digest():
+        return False
     policy = PathPolicy(root)
     for suffix in SUFFIXES:
         try:

@@ -54,3 +54,14 @@ def test_a_figure_without_its_record_or_caption_cannot_stay(tmp_path: Path) -> N
     assert review.masked.split("\n")[0] == "" and review.masked.split("\n")[6] == ""
     kept = review.apply(draft, "en")
     assert "figures/" not in kept and "No caption here [S1]." in kept
+
+
+def test_a_record_edited_since_its_drawing_is_drawn_again(tmp_path: Path) -> None:
+    from agent_runtime.domain.charts.store import figure_path, load, unchanged
+
+    spec = ChartSpec.parse("Stations", "bar", ["Eastby", "Westby"], [{"name": "s", "values": [120, 180], "source": "S1"}], None)
+    save(tmp_path, spec, draw(spec))
+    assert unchanged(tmp_path, spec.name, load(tmp_path, spec.name))
+    record = tmp_path / figure_path(spec.name, "json")
+    record.write_text(record.read_text().replace("180", "260"))  # other values, the pictures untouched
+    assert not unchanged(tmp_path, spec.name, load(tmp_path, spec.name))
