@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from agent_runtime.domain.layout import OVERALL_DASHBOARD
 from agent_runtime.domain.steering import (
@@ -28,6 +30,8 @@ from agent_runtime.engine.registry import Action, Observation, action
 from agent_runtime.engine.run_context import ActionContext
 from agent_runtime.errors import ActionError
 
+T = TypeVar("T")
+
 
 class Asker:
     """Asks a person the questions and returns their answers in order ("" for no preference).
@@ -35,6 +39,29 @@ class Asker:
 
     def __init__(self, ask: Callable[[list[str]], list[str]]) -> None:
         self.ask = ask
+
+
+def in_daemon_thread(work: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """`work(*args)` in a daemon thread: a person reading a terminal question may never answer, and
+    Ctrl-C must still end the run (asyncio.to_thread's worker would keep the process waiting for
+    the Enter key after the run was saved)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():  # cancelled meanwhile: nobody waits for it
+            outcome()
+
+    def run() -> None:
+        try:
+            result = work(*args)
+        except BaseException as exc:  # handed to the awaiting task, as to_thread would
+            loop.call_soon_threadsafe(settle, functools.partial(future.set_exception, exc))
+        else:
+            loop.call_soon_threadsafe(settle, functools.partial(future.set_result, result))
+
+    threading.Thread(target=run, name="ask_user", daemon=True).start()
+    return future
 
 
 def _checked(questions: list[str]) -> list[str]:
@@ -81,7 +108,7 @@ async def ask_user(ctx: ActionContext, questions: list[str]) -> Observation:
     asker = ctx.services.peek(Asker)
     command = resume_command(root)
     language = ctx.settings.language
-    answers = await asyncio.to_thread(asker.ask, asked) if asker is not None else []
+    answers = await in_daemon_thread(asker.ask, asked) if asker is not None else []
     dashboard = ctx.workspace.state.read(OVERALL_DASHBOARD)
     ctx.workspace.state.write(
         OVERALL_DASHBOARD, with_section(dashboard, questions_section(asked, answers, language, command))
