@@ -449,7 +449,8 @@ class Researcher:
         servers = await start_servers(self.settings.mcp_config)
         self.ctx.services.provide(McpServers, servers)
         for tool in servers.actions:
-            self.actions.actions.setdefault(tool.name, tool)
+            # an MCP tool may search or fetch too: with --review-plan it waits for the review as they do
+            self.actions.actions.setdefault(tool.name, until_reviewed(tool) if self.settings.review_plan else tool)
         self._system_prompts.clear()  # json mode lists the actions in the system prompt
         return servers
 

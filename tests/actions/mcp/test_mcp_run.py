@@ -207,3 +207,26 @@ def test_research_agents_get_the_mcp_tools(tmp_path: Path, endpoint: Callable[[A
     assert result.code == 0, result.stderr
     assert research_tools and all("mcp__helper__memo" in names for names in research_tools)
     assert "memo://notes/tides" in (ws / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@needs_reference_servers
+def test_with_review_plan_an_mcp_tool_waits_for_the_review_as_a_search_does(
+    tmp_path: Path, endpoint: Callable[[Any], ScriptedEndpoint]
+) -> None:
+    ws = tmp_path / "ws"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"time": reference_server("mcp_server_time")}}))
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        return reply(call("mcp__time__get_current_time", timezone="Asia/Tokyo"))  # before any plan
+
+    server = endpoint(script)
+    result = run_cli(
+        ["run", "Tides", "--workspace", str(ws), "--review-plan", "--mcp-config", str(config), "--max-steps", "2"],
+        cli_env(server.url),
+    )
+    assert result.code == 3, result.stderr  # the step budget: the tool never ran
+    events = [json.loads(line) for line in (ws / ".runtime/events.jsonl").read_text().splitlines()]
+    calls = [e for e in events if e.get("action") == "mcp__time__get_current_time"]
+    assert calls and all("before any search or fetch" in str(e.get("error")) for e in calls)
