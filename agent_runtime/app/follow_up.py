@@ -86,6 +86,7 @@ def follow_up(
     if settings is None:
         stored = {k: v for k, v in meta.settings.items() if k not in ("language", "clarify", "review_plan")}
         settings = load_settings(flags, stored=stored, config_file=config_file)
+    Ledger.load(source.root / SOURCES)  # a tampered ledger is refused first, as `resume` refuses it (reading writes nothing)
     if before_start is not None:
         before_start(settings)
     researcher = Researcher.start(question, purpose=meta.purpose, workspace=target, settings=settings, model=model)
