@@ -109,17 +109,3 @@ def working_folder() -> str | None:
         return os.getcwd()
     except OSError:
         return None
-
-
-def wait_or_kill(processes: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
-    """Wait up to `grace` seconds in all for runs asked to stop (they save their state first); kill
-    any that hang past it."""
-    import time
-
-    deadline = time.monotonic() + grace
-    for process in processes:
-        try:
-            process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
