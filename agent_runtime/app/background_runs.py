@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -109,3 +110,15 @@ def working_folder() -> str | None:
         return os.getcwd()
     except OSError:
         return None
+
+
+def wait_or_kill(processes: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
+    """Wait up to `grace` seconds in all for runs asked to stop (they save their state first); kill
+    any that hang past it."""
+    deadline = time.monotonic() + grace
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

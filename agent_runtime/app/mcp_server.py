@@ -26,13 +26,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from agent_runtime.app.background_runs import environment, launch, resume_arguments, run_arguments
+from agent_runtime.app.background_runs import (
+    environment,
+    launch,
+    resume_arguments,
+    run_arguments,
+    wait_or_kill,
+)
 from agent_runtime.app.inspect_command import workspace_state
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.steering_notes import answer_waiting_run
@@ -215,13 +220,7 @@ class Runs:
         for child in live:
             with contextlib.suppress(OSError):  # ended meanwhile
                 os.killpg(child.process.pid, signal.SIGTERM)  # its group: the browser it started too
-        deadline = time.monotonic() + STOP_GRACE
-        for child in live:
-            try:
-                child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                child.process.kill()
-                child.process.wait()
+        wait_or_kill([child.process for child in live], STOP_GRACE)
         for child in self.children.values():
             child.log.close()
 

@@ -25,7 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from agent_runtime.app.background_runs import environment, launch, resume_arguments, run_arguments
+from agent_runtime.app.background_runs import (
+    environment,
+    launch,
+    resume_arguments,
+    run_arguments,
+    wait_or_kill,
+)
 from agent_runtime.app.run_state import lock_state
 from agent_runtime.app.serve.continuation import follow_up_arguments
 from agent_runtime.app.serve.protocol import Ask, OpenAIError
@@ -224,11 +230,5 @@ class Jobs:
         live = self.live()
         for job in live:
             job.stop()
-        deadline = time.monotonic() + STOP_GRACE
-        for job in live:
-            try:
-                job.process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                job.process.kill()
-                job.process.wait()
+        wait_or_kill([job.process for job in live], STOP_GRACE)
         self.live()

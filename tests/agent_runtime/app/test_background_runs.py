@@ -110,3 +110,18 @@ def test_a_folder_named_agent_runtime_in_the_working_folder_is_not_imported(tmp_
             assert process.wait(60) == 0, (tmp_path / "out.log").read_text()
         assert not marker.exists()
     assert "deep-researcher" in (tmp_path / "out.log").read_text()
+
+
+def test_stopping_runs_get_their_grace_and_one_that_ignores_the_stop_is_killed() -> None:
+    from agent_runtime.app.background_runs import wait_or_kill
+
+    quick = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"])
+    stubborn = subprocess.Popen(
+        [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE,
+    )
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"
+    stubborn.terminate()  # ignored: only the kill after the grace ends it
+    wait_or_kill([quick, stubborn], grace=1.0)
+    assert quick.returncode == 0
+    assert stubborn.returncode == -signal.SIGKILL
