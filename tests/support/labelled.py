@@ -19,6 +19,8 @@ The sets (see bench_citations.py for what each is for):
     heldout           benchmarks/data/heldout_pairs_{en,zh}.jsonl
     context dev       benchmarks/data/context_pairs_{en,zh}.jsonl
     context heldout   benchmarks/data/heldout_context_{en,zh}.jsonl
+    context dev 2     benchmarks/data/context2_pairs_{en,zh}.jsonl
+    context heldout 2 benchmarks/data/heldout2_context_{en,zh}.jsonl
 
 The held-out sets are for measuring only: load them through `load`, compare aggregate figures, and
 never read them pair by pair while changing the rules (an error here names a file and a line, never
@@ -48,6 +50,8 @@ SETS: dict[str, tuple[Path, ...]] = {
     "heldout": (BENCHMARK_DATA / "heldout_pairs_en.jsonl", BENCHMARK_DATA / "heldout_pairs_zh.jsonl"),
     "context dev": (BENCHMARK_DATA / "context_pairs_en.jsonl", BENCHMARK_DATA / "context_pairs_zh.jsonl"),
     "context heldout": (BENCHMARK_DATA / "heldout_context_en.jsonl", BENCHMARK_DATA / "heldout_context_zh.jsonl"),
+    "context dev 2": (BENCHMARK_DATA / "context2_pairs_en.jsonl", BENCHMARK_DATA / "context2_pairs_zh.jsonl"),
+    "context heldout 2": (BENCHMARK_DATA / "heldout2_context_en.jsonl", BENCHMARK_DATA / "heldout2_context_zh.jsonl"),
 }
 LABELS = ("supported", "unsupported")
 LANGS = ("en", "zh")

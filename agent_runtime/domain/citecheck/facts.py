@@ -138,6 +138,8 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I), "dmy"),
     (re.compile(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.I), "my"),
     (re.compile(r"(?<!\d)(\d{1,2}|[一二三四五六七八九十]{1,2})\s*月\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]"), "md"),
+    # a day alone, in the month of the news it is in ("8日已派出工作组"; not "15日内", "30日以上")
+    (re.compile(r"(?<![\d月.])([1-9]|[12]\d|3[01])日(?![内以之起本元])"), "d"),
     (re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:%|percent|per cent))", re.I), "md_en"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b", re.I), "dm_en"),
     (re.compile(r"(?<!\d)(\d{4}|" + _ZH_YEAR + r")\s*年(?!\s*(?:\d{1,2}|[一二三四五六七八九十]{1,2})\s*月)(?!代)"), "y"),
@@ -147,10 +149,11 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH_RE})\b(?!\s*\d)", re.I), "m"),
     (re.compile(r"(?<!\d)(\d{1,2}|[一二三四五六七八九十]{1,2})\s*月(?!\s*(?:\d|[一二三四五六七八九十])+\s*[日号])(?!份额)"), "m"),
 ]  # fmt: skip
+NUMBER_RE = re.compile(r"\d+(?:[,.]\d+)*")  # where a figure written in digits stands in a text
 _NUM_RE = re.compile(
     r"(?<![A-Za-z\d.])(?<![A-Za-z\u4e00-\u9fff]-)(\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(\d+))?"
     r"(\s*(?:%|％|percent\b|per\s+cent\b|percentage\s+points?\b|pp\b|个百分点))?"
-    r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千)(?![A-Za-z]))?",
+    r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千(?![米克瓦]))(?![A-Za-z]))?",
     re.I,
 )
 _ZH_NUM_RE = re.compile(rf"(百分之)?([{_ZH_NUM}]+)(?:点([零〇一二三四五六七八九]+))?(成)?")
@@ -264,20 +267,21 @@ def extract(text: str, *, strict: bool) -> Facts:
         if re.match(r"号(?:线|楼|院|机组|馆|门|店|航站楼)", text[m.end() :]):
             continue  # 3号线, 2号楼: a name, not a count
         whole, frac, pct, scale = m.group(1), m.group(2), m.group(3), m.group(4)
+        end = m.end()
         if scale and scale.lower() in ("m", "b", "k") and re.match(r"\s", text[m.end(1) + len(frac or "") + (1 if frac else 0) :]):
-            scale = None  # "5 m" is metres, not millions
+            scale, end = None, m.start(4)  # "5 m" is metres, not millions: the unit is read after the number
         value = float(re.sub(r"[,，]", "", whole) + ("." + frac if frac else ""))
         unit = 10.0 ** -(len(frac) if frac else 0)
         if scale:
             mult = _SCALE.get(scale.lower(), _SCALE.get(scale, 1.0))
             value, unit = value * mult, unit * mult
-        take(m.start(), m.end())
-        if not pct and re.match(r"\s*(?:to|-|–|—|and|至|到|~)\s*[\d.]+\s*(?:%|％|percent|per cent)", text[m.end() :]):
+        take(m.start(), end)
+        if not pct and re.match(r"\s*(?:to|-|–|—|and|至|到|~)\s*[\d.]+\s*(?:%|％|percent|per cent)", text[end:]):
             pct = "%"  # "4.25 to 4.50 percent": both ends are shares
         if not pct and text[max(0, m.start() - 3) : m.start()] == "百分之":
             pct = "%"  # 百分之10: a share written with digits
         exact = not (frac or scale or pct)
-        bound, said = _bound(text, m.start(), m.end())
+        bound, said = _bound(text, m.start(), end)
         quantities.append(Quantity(value, unit, "percent" if pct else "number", said.strip(), bound, exact))
     for m in _WORD_NUM_RE.finditer(text):
         if any(taken[m.start() : m.end()]):
@@ -344,6 +348,33 @@ _CURRENCY = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "元": "cny", "
 
 CURRENCIES = frozenset(_CURRENCY.values())  # the measures that are money
 
+# Units written in several ways, read in one measure and scale (1.6 km = 1,600 m = 1.6千米 = 1.6公里;
+# 650 staff = about 650 people): the group's name is the key of _UNITS.
+_UNIT = re.compile(
+    r"[\s-]*(?:"
+    r"(?P<km2>square\s+kilomet(?:re|er)s?\b|sq\.?\s*km\b|km²|km2\b|平方千米|平方公里)"
+    r"|(?P<ha>hectares?\b|ha\b|公顷)"
+    r"|(?P<km>kilomet(?:re|er)s?\b|kms?\b|千米|公里)"
+    r"|(?P<mm>millimet(?:re|er)s?\b|mm\b|毫米)|(?P<cm>centimet(?:re|er)s?\b|cm\b|厘米)"
+    r"|(?P<m>met(?:re|er)s?\b|m\b(?![²2])|米)"
+    r"|(?P<kg>kilo(?:gram(?:me)?)?s?\b|kg\b|千克|公斤)"
+    r"|(?P<t>tonnes?\b|tons?\b|吨)"
+    r"|(?P<people>(?:people|persons|staff|employees|workers|residents|inhabitants)\b)"
+    r")",
+    re.I,
+)
+_UNITS = {
+    "km2": ("km2", 1.0), "ha": ("km2", 0.01), "km": ("m", 1000.0), "m": ("m", 1.0), "mm": ("m", 0.001), "cm": ("m", 0.01),
+    "kg": ("kg", 1.0), "t": ("kg", 1000.0), "people": ("peopl", 1.0),
+}  # fmt: skip
+# A table's column that names its cells' unit and scale: "2024年预算（亿元） 21.6", "Revenue ($m) 412".
+_COLUMN_UNIT = re.compile(
+    r"[（(]\s*([$£€¥])?\s*(万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m)?\s*([^\s()（）\d]{0,4})\s*[)）][^（()）\d]{0,2}$", re.I
+)
+_ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期)")
+_ZH_TIME_UNITS = {"小时": "hour", "分钟": "minute", "天": "day", "个月": "month", "个多月": "month", "周": "week", "星期": "week"}
+UNIT_MEASURES = frozenset({"km2", "m", "kg"})  # measures that are units (a claim may write them otherwise)
+
 
 def _measured(text: str, q: Quantity) -> Quantity:
     """The quantity with what it counts; one of time (ten days, two weeks) as a duration in days."""
@@ -359,6 +390,19 @@ def _measured(text: str, q: Quantity) -> Quantity:
         if before.endswith(sign) or q.text.lstrip("约近超过逾不到 ").startswith(sign):
             measure = _CURRENCY[sign]
     after = text[end : end + 40]
+    column = None if measure or q.kind != "number" else _COLUMN_UNIT.search(text[max(0, start - 24) : start])
+    if column and re.fullmatch(r"[\d,.]+", q.text):  # a table's cell under "2024年预算（亿元）": 21.6 is 21.6亿元
+        sign, scale_word, unit_word = column.groups()
+        if (scale_word or "").lower() == "m" and not sign:  # "Length (m)": metres; "($m)": millions
+            scale_word, unit_word = None, "m"
+        scale = _SCALE.get((scale_word or "").lower(), _SCALE.get(scale_word or "", 1.0))
+        q = Quantity(q.value * scale, q.unit * scale, q.kind, q.text, q.bound, q.exact and scale == 1.0)
+        measure = _CURRENCY.get(sign or "", "")
+        after = (unit_word or "") + after
+    unit = None if measure or q.kind != "number" else _UNIT.match(after)
+    if unit:  # a unit of length, area or weight, or a word for people: in one measure, one scale
+        name, factor = next((_UNITS[k] for k, v in unit.groupdict().items() if v), ("", 1.0))
+        return Quantity(q.value * factor, q.unit * factor, q.kind, q.text, q.bound, q.exact, name)
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", after[:30])]
     words = [w for w in words if w not in _ADJECTIVES][:1]
     han = re.match(r"\s*(美元|欧元|英镑|[\u4e00-\u9fff])", after)
@@ -368,6 +412,8 @@ def _measured(text: str, q: Quantity) -> Quantity:
         from agent_runtime.domain.citecheck.text import stem
 
         measure = _CURRENCY.get(words[0], stem(words[0]))
+    elif zh_time := _ZH_SPAN.match(after):  # 约2小时, 20分钟, 三个多月: a span of time
+        measure = _ZH_TIME_UNITS[zh_time.group(1)]
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):
         measure = _CURRENCY.get(han.group(1), han.group(1))
     measure = {"decad": "decade", "minut": "minute", "名": "人", "位": "人"}.get(measure, measure)  # 60余名 = 60余人
@@ -407,6 +453,8 @@ def _dates(text: str, take: object) -> list[Date]:
                     y, mo, d = None, _MONTHS[g[0].lower()], int(g[1])
                 elif kind == "y":
                     y, mo = _small_int(g[0]), None
+                elif kind == "d":
+                    y, mo, d = None, None, int(g[0])
                 else:  # a month alone
                     ambiguous = g[0].lower() in ("may", "mar", "march") and not re.search(
                         r"\b(?:in|since|by|until|from|of|early|late|mid|last|next|this|before|after)\s+$", text[max(0, m.start() - 8) : m.start()], re.I
@@ -493,6 +541,8 @@ def day_range(date: Date) -> tuple[int, int]:
 def date_satisfies(claimed: Date, stated: Date) -> bool:
     """Whether the source's date makes the claim true: the same day, month or year at the claim's
     precision (a claim's "March 2021" holds for "4 March 2021"), or within its bound."""
+    if stated.y is None and stated.m is None and stated.d is not None:  # "8日": a day of a month the page sets
+        return claimed.d == stated.d and claimed.bound == "eq"
     if claimed.y is None and claimed.m is None:
         return False
     if claimed.y is not None and stated.y is None and (stated.m is None or claimed.m is None):

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
@@ -51,7 +52,7 @@ _CLAUSE = re.compile(
     re.I,
 )
 def _word_score(word: str, zh: bool, text: str, tokens: frozenset[str]) -> float:
-    if word.isascii() or not zh:
+    if tx.is_latin(word) or not zh:
         return 1.0 if word in tokens else 0.0
     return tx.zh_found(word, text)
 
@@ -87,7 +88,7 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     contradicted), each of its parts is checked on its own, and the sentence stands if every
     part does."""
     whole = _check_whole(claim, source_text, title)
-    if whole.verdict != "unsupported" or not all(r.kind in _UNREACHED for r in whole.reasons):
+    if whole.verdict == "supported" or not all(r.kind in _UNREACHED for r in whole.reasons):
         return whole
     parts = _claim_parts(clean(claim))
     if len(parts) < 2:
@@ -96,6 +97,8 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
     if any(c.verdict == "unsupported" for c in checks):
         return whole
     verdict: Verdict = "supported" if all(c.verdict == "supported" for c in checks) else "weak"
+    if verdict == whole.verdict:
+        return whole
     joined = [c for c in checks if c.passage]
     return CitationCheck(
         whole.claim,
@@ -110,7 +113,7 @@ def check_lexical(claim: str, source_text: str, title: str = "") -> CitationChec
 
 
 # The reasons a whole summary sentence may fail for only because no one passage says it all.
-_UNREACHED = frozenset({"name", "coverage_low", "coverage_partial", "no_passage"})
+_UNREACHED = frozenset({"name", "coverage_low", "coverage_partial", "no_passage", "value_absent"})
 # Where a sentence joins two facts: ", with …", "; ", ", while …", "；" (not ", and …", which often
 # leaves out its verb: "…went to Osei, and this year's to Tanner").
 # (not at a Chinese comma: the clauses after it leave out the subject, which the check must see)
@@ -138,7 +141,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     names, openers = claim_names(statement, plain, named)
     words = tx.content_tokens(statement)
     claim_facts = fx.extract(statement, strict=True)
-    ordinary = {w for w in words if w not in {tx.stem(n) for n in names if n.isascii()} and w not in names}
+    ordinary = {w for w in words if w not in {tx.stem(n) for n in names if tx.is_latin(n)} and w not in names}
 
     def fact_hits(s: Sentence) -> int:
         hits = sum(1 for q in claim_facts.quantities if any(fx.satisfies(q, p) for p in s.facts.quantities))
@@ -191,16 +194,36 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         or (measures and any(p.measure in measures for p in s.facts.amounts) and _shares(ordinary, zh, s))
         or (len(ranks) > 1 and s.facts.amounts and scoped_ordinal(s) in ranks and _shares(ordinary, zh, s))
     ]  # fmt: skip
+    def said_where(fact: str, stating: list[tuple[Sentence, str]]) -> bool:
+        """Whether the page states a fact of the claim where it speaks of what the claim's clause
+        around that fact speaks of — half the clause's ordinary words at least, two at least, and
+        as many as the anchor (which states another value) has — in the words leading to the
+        figure (`_lead_to`): a summary gathers its figures from all over a page, each said where
+        the page says it; a neighbour's figure for another item (面上项目 2.08万 for a claim about
+        青年科学基金项目) is not."""
+        clause = {w for w in _clause_of(statement, fact) & ordinary if not w[0].isdigit()}
+
+        def said(text: str) -> int:
+            tokens = frozenset(tx.content_tokens(text))
+            return sum(_word_score(w, zh, text, tokens) >= 1 for w in clause)
+
+        need = max(2, (len(clause) + 1) // 2, said(sentences[anchor].text))
+        return len(clause) >= 2 and any(said(_lead_to(x, figure)) >= need for x, figure in stating)
+
     related = check_relations(statement, claim_facts, window)
     hard += related.hard
     if related.words and words - related.words:  # "rose", "a week later": the figures say it
         coverage = _coverage(words - related.words, zh, [*passage, *around.levels])
     amount_hard, amount_soft = _check_amounts(
-        claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained
+        claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained, sentences, said_where
     )
     hard += amount_hard
     soft += amount_soft
-    hard += _check_dates(claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], around)
+    date_hard, date_soft = _check_dates(
+        claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], sentences, said_where
+    )
+    hard += date_hard
+    soft += date_soft
     page: list[Sentence] = []  # the page's sentences and headings, read only for a claim of two ordinals
     if len(claim_facts.ordinals) > 1:
         headings = {h: None for s in sentences for h in s.headings}  # each heading once
@@ -208,7 +231,9 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around, page)
     hard += ordinal_hard
     soft += ordinal_soft
-    inner = frozenset().union(*(s.names - {s.opener} for s in sentences)) if sentences else frozenset()
+    # the page's names: words it capitalises inside sentences and never writes in lower case (a
+    # table's "Population" column is no name where the page speaks of "the population")
+    inner = (frozenset().union(*(s.names - {s.opener} for s in sentences)) - plain) if sentences else frozenset()
     acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,6}\b", statement))
     # Where a reader last met a person's full name: the title, the headings, the page's first
     # sentence, then the sentences of the passage's own section before it.
@@ -220,12 +245,18 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     rest = [x for x in before if x.section != section]
     lead_apart = [sentences[0]] if passage_ids[0] > 0 and sentences[0].section != section else []
     earlier = [*rest, *reversed(around.headings), *lead_apart, *section_before]
-    hard += check_names(statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor])
-    soft += check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor])
+    whole_page = _whole_page(sentences, title)
+    absent, elsewhere_named = check_names(
+        statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor], whole_page
+    )
+    hard += absent
+    soft += elsewhere_named
+    for reasons in check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor]):
+        soft += reasons
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = (
         tx.negation_count(statement, tx.content_tokens(matching)) % 2
-        != tx.negation_count(matching, words) % 2
+        != tx.negation_count(matching, ordinary or words) % 2  # what the claim says of its names
     )
     flip = tx.opposite(statement, matching)
     if negated and not flip:
@@ -286,11 +317,19 @@ def _held(claim: fx.Facts, sentence: Sentence) -> set[int]:
 
 
 def _check_amounts(
-    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], elsewhere: list[Sentence], explained: frozenset[int]
+    claim: fx.Facts,
+    anchor: Sentence,
+    passage: list[Sentence],
+    elsewhere: list[Sentence],
+    explained: frozenset[int],
+    page: tuple[Sentence, ...],
+    said_where: Callable[[str, list[tuple[Sentence, str]]], bool],
 ) -> tuple[list[Reason], list[Reason]]:
     """Each quantity of the claim in the passage; or, when the anchor states no rival value, in a
-    sentence elsewhere that shares the claim's words. A small number word (two men) that is missing
-    makes the claim weak, not unsupported: it is rarely the fact cited."""
+    sentence elsewhere that shares the claim's words. A quantity the page states only where
+    neither leads, or a small number word (two men) that is missing, makes the claim weak, not
+    unsupported: a summary gathers figures from all over a page, and "two" is rarely the fact cited.
+    A quantity the page never states is unsupported."""
     hard: list[Reason] = []
     soft: list[Reason] = []
     for k, q in enumerate(claim.amounts):
@@ -306,21 +345,33 @@ def _check_amounts(
             continue
         if not rivals and any(fx.satisfies(q, p) for s in elsewhere for p in s.facts.quantities):
             continue
+        if q.bound in ("eq", "approx") and said_where(q.text, [(s, p.text) for s in page for p in s.facts.quantities if fx.satisfies(q, p)]):
+            continue  # a summary's figure, stated where the page speaks of what the claim's clause does
         small_word = q.value <= 10 and bool(re.fullmatch(r"[A-Za-z]+", q.text))
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
         else:
             reason = Reason("value_absent", said=q.text)
+            # stated elsewhere on the page, where the passage's words do not lead: unconfirmed, not wrong
+            small_word = small_word or any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
         (soft if small_word else hard).append(reason)
     return hard, soft
 
 
-def _check_dates(claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context) -> list[Reason]:
+def _check_dates(
+    claim: fx.Facts,
+    anchor: Sentence,
+    passage: list[Sentence],
+    page: tuple[Sentence, ...],
+    said_where: Callable[[str, list[tuple[Sentence, str]]], bool],
+) -> tuple[list[Reason], list[Reason]]:
     """Each date of the claim in the passage, its context or the sentences that share its words
     (each read with the date of its section). The anchor's own dates, or else the date of the
     nearest heading above it, are its rivals: a section headed "2021 census" speaks of 2021, not
-    of 2019 (a claim's own other date is no rival: "from 2011 to 2021")."""
-    reasons = []
+    of 2019 (a claim's own other date is no rival: "from 2011 to 2021"). A date the page gives only
+    elsewhere leaves the claim unconfirmed (weak); one it never gives is unsupported."""
+    reasons: list[Reason] = []
+    soft: list[Reason] = []
     own = scoped_dates(anchor)
     for d in claim.dates:
         others = [o for o in claim.dates if o is not d]
@@ -332,11 +383,15 @@ def _check_dates(claim: fx.Facts, anchor: Sentence, passage: list[Sentence], aro
         ]  # fmt: skip
         if any(fx.date_satisfies(d, p) for p in own) or (holders and not rivals):
             continue
+        if d.bound == "eq" and said_where(d.text, [(s, p.text) for s in page for p in scoped_dates(s) if fx.date_satisfies(d, p)]):
+            continue
         if rivals:
             reasons.append(Reason("value", said=d.text, found=", ".join(dict.fromkeys(p.text for p in rivals))))
+        elif any(fx.date_satisfies(d, p) for s in page for p in scoped_dates(s)):
+            soft.append(Reason("value_absent", said=d.text))
         else:
             reasons.append(Reason("value_absent", said=d.text))
-    return reasons
+    return reasons, soft
 
 
 def _check_ordinals(
@@ -359,6 +414,49 @@ def _check_ordinals(
         else:
             soft.append(Reason("ordinal_absent", said=q.text))
     return hard, soft
+
+
+def _whole_page(sentences: tuple[Sentence, ...], title: str) -> Sentence:
+    """The whole page as one sentence, its title and headings with it: where a name the passage does
+    not give may still be given (its words only; its facts are the sentences' own)."""
+    headings = heading_sentences(title, tuple({h: None for s in sentences for h in s.headings}))
+    parts = [*headings, *sentences]
+    return Sentence(
+        " ".join(p.text for p in parts), 0, 0, frozenset().union(*(p.tokens for p in parts)), fx.Facts((), ()), frozenset(), frozenset(), ()
+    )
+
+
+_FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
+
+
+def _clause_of(statement: str, fact: str) -> set[str]:
+    """The words of the clause of `statement` in which `fact` (its text) is said."""
+    at = statement.find(fact)
+    if at < 0:
+        return set()
+    start = max((m.end() for m in _FACT_CLAUSE.finditer(statement, 0, at)), default=0)
+    stop = next((m.start() for m in _FACT_CLAUSE.finditer(statement, at + len(fact))), len(statement))
+    return tx.content_tokens(statement[start:stop])
+
+
+def _lead_to(sentence: Sentence, figure: str) -> str:
+    """The words of a sentence that speak of one of its figures: those of its clause before it,
+    from the figure before it on, with the clause's opening (its subject: "Revenue grew from €142
+    million to €318 million"), and a little past it; the whole sentence and its headings when the
+    figure is a heading's. ("At its peak 61,000 homes were without power; about 9,000 were still
+    without electricity": 9,000 is not said of the peak.)"""
+    text = sentence.text
+    at = text.find(figure)
+    if at < 0:
+        return " ".join([text, *sentence.headings])
+    clause = max((m.end() for m in _CLAUSE_MARK.finditer(text, 0, at)), default=0)
+    previous = max((m.end() for m in fx.NUMBER_RE.finditer(text, clause, at)), default=clause)
+    zh = tx.is_chinese(text)
+    opening = text[clause : clause + 12] if zh else " ".join(text[clause:].split()[:6])
+    return f"{opening} {text[previous : at + len(figure) + (6 if zh else 20)]}"
+
+
+_CLAUSE_MARK = re.compile(r"[,;:，；：、]")
 
 
 def _shares(ordinary: set[str], zh: bool, sentence: Sentence) -> bool:

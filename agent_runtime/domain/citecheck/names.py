@@ -30,7 +30,7 @@ _KIN = re.compile(
     re.I,
 )
 _DESCRIPTION = re.compile(r"^\W*(?:the|this|that|these)\s+[a-z][a-z-]+\b")  # "The chip is built…": the one named before
-_CAPITAL = re.compile(r"[A-Z][A-Za-z'’&.-]*[A-Za-z]|[A-Z]")
+_CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ](?:[A-Za-zÀ-ÖØ-öø-ÿ]|['’&.-])*[A-Za-zÀ-ÖØ-öø-ÿ]|[A-Z]")  # Lucía, Ødegaard, O'Neill
 
 
 def claim_names(claim: str, source_plain: frozenset[str], source_names: frozenset[str]) -> tuple[list[str], list[str]]:
@@ -70,13 +70,13 @@ def claim_names(claim: str, source_plain: frozenset[str], source_names: frozense
 
 def _name_found(name: str, sentence_tokens: frozenset[str], text: str) -> bool:
     low = text.lower()
-    for key in (name, tx.stem(name) if name.isascii() else name):
+    for key in (name, tx.stem(name) if tx.is_latin(name) else name):
         if any(spelled in low for spelled in tx.ACRONYMS.get(key, ())):
             return True
     for acronym, spelled_out in tx.ACRONYMS.items():  # "United States" for a source's "US"
         if any(name in words.split() for words in spelled_out) and re.search(rf"\b{acronym}\b|\b{'.'.join(acronym)}\.", low):
             return True
-    if name.isascii():
+    if tx.is_latin(name):
         parts = [p for p in re.split(r"[.&-]", name) if p]
         if all(tx.stem(p) in sentence_tokens or p in text.lower() for p in parts):
             return True
@@ -109,7 +109,8 @@ def check_names(
     page_text: str,
     acronyms: frozenset[str] = frozenset(),
     anchor: Sentence | None = None,
-) -> list[Reason]:
+    page: Sentence | None = None,
+) -> tuple[list[Reason], list[Reason]]:
     """Each name of the claim in the passage, or where a reader of the page takes it from:
     - the passage's context (the sentences before it, the headings above it, the title), nearest
       first, when the passage says "she", "it", "the company", names no one else, or names the same
@@ -122,12 +123,17 @@ def check_names(
       sentences before the passage, in the page's order);
     - a sentence elsewhere sharing the claim's words, when the passage names no one else and the
       missing name is not the other half of a name the passage gives (Curie there: Pierre is not).
+
+    Returns (names the page never gives, names it gives elsewhere): the first contradict the
+    claim, the second only leave it unconfirmed — a summary or a report's sentence names what the
+    page's title, another section or another paragraph names, and words cannot tell whether the
+    passage speaks of it (`page`: the whole page and its title, read as one sentence).
     """
     text = " ".join(s.text for s in passage)
     tokens = frozenset().union(*(s.tokens for s in passage))
     missing = [n for n in names if not _name_found(n, tokens, text)]
     if not missing:
-        return []
+        return [], []
     claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
     rivals = _own_names(passage, names) - claim_words
     # A person the passage calls by surname or title ("Ellery", "王教授") is whom the page last
@@ -139,12 +145,14 @@ def check_names(
     # a neighbour joined for a word ("…by TSMC. Quillon said laptops…": Quillon is no rival)
     own = [anchor] if anchor is not None else passage
     if missing and _refers_to_context(" ".join(s.text for s in own), _subjects(own, names, page_text) - claim_words):
-        stems = {tx.stem(n) if n.isascii() else n for n in names}
+        stems = {tx.stem(n) if tx.is_latin(n) else n for n in names}
         for level in around.levels:
             heading = level in around.headings
             # the sentence right before "it": the thing of the claim's kind it names is whom "it" means
             # ("…stood the smaller Greyrigg Viaduct. It was demolished": not the Pellham Viaduct)
-            referent = _named_of_its_kind(level.text, claim, missing) if level is around.levels[0] and not heading else None
+            # ("she" after "Her younger brother, Erik Halvorsen…" is no brother: people are told apart by more than a name)
+            thing = _speaks_of_a_thing(" ".join(x.text for x in own))
+            referent = _named_of_its_kind(level.text, claim, missing) if level is around.levels[0] and not heading and thing else None
             if referent is False:
                 blocked = True
                 break
@@ -175,10 +183,63 @@ def check_names(
         missing = [n for n in missing if _name_found(n, opening.tokens, opening.text) or not any(_name_found(n, t.tokens, t.text) for t in topic)]
     if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere
         missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
-    missing += [n for n in shortened if not _named_earlier(n, claim, text, earlier)]
+    named = {n: _named_earlier(n, claim, text, earlier) for n in shortened}
+    other_person = [n for n in shortened if named[n] is False]  # the page's last "… Curie" was someone else
+    missing += [n for n in shortened if named[n] is None]
     # An acronym (LFP, IMF) the source uses elsewhere: the passage spells it out, or calls it "it".
     missing = [n for n in missing if not (n in acronyms and any(_name_found(n, s.tokens, s.text) for s in elsewhere))]
-    return [Reason("name", said=n if not n.isascii() else _display(n)) for n in missing]
+    # What shows the passage speaks of someone else: a section about another, a page's "Marie
+    # Curie" where the claim says "Pierre Curie", a surname last given to another; else a name the
+    # page gives elsewhere only leaves the claim unconfirmed.
+    read = " ".join(x.text for x in [*passage, *around.levels, lead])
+    # the sentence stating the claim has a subject of its own, named, that the claim does not name
+    # ("Paris hosted the event in 2019" for "Lyon hosted the event in 2019")
+    opening = _claim_opening(claim)
+    rival = _rival_subject(own[0], claim_words) if own else None
+    contradicted = [
+        *other_person,
+        *(
+            n for n in missing
+            if blocked or _borne_by_another(n, claim, read) or (rival and _name_found(n, opening.tokens, opening.text))
+        ),
+    ]  # fmt: skip
+    unconfirmed = [
+        n for n in missing if n not in contradicted and page is not None and _name_found(n, page.tokens, page.text)
+    ]
+    return (
+        [Reason("name", said=_display(n)) for n in [*contradicted, *(n for n in missing if n not in contradicted + unconfirmed)]],
+        [Reason("name", said=_display(n)) for n in unconfirmed],
+    )
+
+
+def _speaks_of_a_thing(text: str) -> bool:
+    """Whether the first word of a passage that speaks of what its context names is "it", "the
+    bridge" or 该 — a thing — rather than "she", "he" or "they"."""
+    refers = min((m for m in (_REFERS.search(text), _DESCRIPTION.search(text)) if m), key=lambda m: m.start(), default=None)
+    return refers is None or refers.group(0).lower().strip() not in ("he", "she", "his", "her", "they", "their", "他", "她")
+
+
+def _rival_subject(sentence: Sentence, claim_words: set[str]) -> str | None:
+    """The name that opens a sentence as its subject ("Paris hosted…"), when the claim does not
+    give it: the claim's own subject, missing there, is contradicted."""
+    first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?:\s+[A-Z][a-z'’-]+)*\s+(?:[a-z]+ed|has|had|is|was|were|won|lost|hosted|said)\b", sentence.text)
+    if not first or tx.stem(first.group(1).lower()) in claim_words or first.group(1).lower() in tx.STOP:
+        return None
+    word = tx.stem(first.group(1).lower())
+    return word if word in sentence.names or sentence.opener == word or word not in sentence.plain else None
+
+
+def _borne_by_another(name: str, claim: str, read: str) -> bool:
+    """Whether the claim's given name `name` comes before a surname that what the reader has read
+    gives with another given name: "Pierre Curie" where the passage's context says "Marie Curie"."""
+    if not tx.is_latin(name):
+        return False
+    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
+    if not run:
+        return False
+    surname = _bare(run.group(1))
+    given = re.findall(rf"\b([A-Z][^\W\d_]+)\s+(?:[A-Z]\.\s+)?{re.escape(surname)}\b", read)
+    return any(g.lower() != name and g.lower() not in tx.STOP and g.lower() not in HONORIFICS for g in given)
 
 
 def _named_of_its_kind(text: str, claim: str, missing: list[str]) -> bool | None:
@@ -186,7 +247,7 @@ def _named_of_its_kind(text: str, claim: str, missing: list[str]) -> bool | None
     names (a name with the same last word as the claim's missing one), not after "with", "by",
     "and"…: True when it is the claim's (the Helm Viaduct), False when another (the Greyrigg
     Viaduct, for a claim about the Pellham Viaduct), None when the sentence names none."""
-    wanted = {tx.stem(n) for n in missing if n.isascii()}
+    wanted = {tx.stem(n) for n in missing if tx.is_latin(n)}
     kinds = {run[-1]: set(run) for run, _ in _capitalised_runs(claim) if set(run) & wanted}
     found = [run for run, before in _capitalised_runs(text) if run[-1] in kinds and not _OBJECT_CUE.search(before)]
     if not found:
@@ -215,21 +276,22 @@ def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
     """The names a section heading gives: its words that the page also writes as names inside its
     sentences (a heading "Pierre Curie" on a page that says "…with Pierre Curie"; not "Ecology",
     "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
-    out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Za-z'’-]+", heading.text)} & page_names
+    out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+", heading.text)} & page_names
     if _HAN.search(heading.text):
         out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in tx.zh_places(heading.text)}
     return out
 
 
-def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence]) -> bool:
+def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence]) -> bool | None:
     """Whether the person the passage calls by surname (or surname and title) is the claim's: the
     full name last given before the passage in its section, or else in the title, the headings
     and the page's first sentence (`earlier`, in the page's order) — "Pierre" for a passage's
-    "Curie" only if that last "… Curie" was "Pierre Curie"."""
-    if name.isascii():
-        run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
+    "Curie" only if that last "… Curie" was "Pierre Curie". False when it was someone else's, None
+    when the page gave no full name before the passage."""
+    if tx.is_latin(name):
+        run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
         if not run:
-            return False
+            return None
         surname = _bare(run.group(1))
 
         def given(text: str) -> list[str]:  # the names before the surname: Marie Skłodowska Curie
@@ -249,7 +311,7 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
                 return True
             if " " not in mention:  # one given name before the surname: another person ("Pierre Curie");
                 return False  # a longer run of capitals may be a phrase ("the First World War Curie…")
-    return False
+    return None
 
 
 def _claim_opening(claim: str) -> Sentence:
@@ -285,12 +347,12 @@ def _called_short(name: str, claim: str, passage: str) -> bool:
     """Whether the passage calls the claim's person `name` belongs to by surname alone, or by
     surname and title: "Pierre" of "Pierre Curie" where the passage says "Curie"; 王慧敏 where it
     says 王教授."""
-    if not name.isascii():
+    if not tx.is_latin(name):
         surname = tx.zh_surname(name)
         return 2 <= len(name) <= 4 and surname in tx.ZH_SURNAMES and any(
             tx.zh_same_person(short, name) for short in tx.zh_people(passage)
         )
-    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-Z][A-Za-z'’-]+)", claim)
+    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
     return bool(run) and bool(re.search(rf"\b{re.escape(_bare(run.group(1)))}\b", passage)) and not re.search(  # type: ignore[union-attr]
         rf"\b{re.escape(name)}\b", passage, re.I
     )
@@ -320,7 +382,7 @@ def _refers_to_context(text: str, subjects: set[str]) -> bool:
 
 def _latin_names(sentences: list[Sentence], claimed: list[str]) -> set[str]:
     """The capitalised names of sentences that the claim does not give (as stems)."""
-    return set().union(*(s.names for s in sentences)) - {tx.stem(n) for n in claimed if n.isascii()}
+    return set().union(*(s.names for s in sentences)) - {tx.stem(n) for n in claimed if tx.is_latin(n)}
 
 
 def _own_names(passage: list[Sentence], claimed: list[str]) -> set[str]:
@@ -358,4 +420,4 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
 
 
 def _display(name: str) -> str:
-    return name[:1].upper() + name[1:]
+    return name[:1].upper() + name[1:] if tx.is_latin(name) else name

@@ -62,7 +62,7 @@ class Context:
 
 def make_sentence(text: str, first: int = 0, last: int = 0, section: int = 0, headings: tuple[str, ...] = ()) -> Sentence:
     text = re.sub(r"\s+", " ", text).strip()
-    caps = {tx.stem(m.group(0)) for m in re.finditer(r"(?<=[^\s.!?。]\s)[A-Z][A-Za-z'’-]+", text)}
+    caps = {tx.stem(m.group(0)) for m in re.finditer(r"(?<=[^\s.!?。]\s)[A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+", text)}
     return Sentence(
         text, first, last, frozenset(tx.content_tokens(text)), fx.extract(text, strict=False),
         frozenset(caps - HONORIFICS), frozenset(tx.stem(w) for w in re.findall(r"\b[a-z][a-z'’-]+", text)),
@@ -94,7 +94,7 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
     plain = frozenset().union(*(s.plain for s in out)) if out else frozenset()
     named = []
     for sentence in out:
-        first_word = re.match(r"[\W\d_]*([A-Z][A-Za-z'’-]+)", sentence.text)
+        first_word = re.match(r"[\W\d_]*([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", sentence.text)
         word = first_word.group(1).lower() if first_word else ""
         if word and word not in tx.STOP and word not in tx.OPENERS and word not in HONORIFICS and tx.stem(word) not in plain:
             sentence = replace(sentence, names=sentence.names | {tx.stem(word)}, opener=tx.stem(word))

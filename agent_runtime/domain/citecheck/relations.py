@@ -266,7 +266,7 @@ def _pair_for(
     words = tx.content_tokens(claim)
 
     def foreign(measure: str) -> bool:  # 3,118 households, for a claim about the population
-        return bool(measure) and measure not in words and measure not in fx.CURRENCIES and measure.isascii()
+        return bool(measure) and measure not in words and measure not in fx.CURRENCIES | fx.UNIT_MEASURES and measure.isascii()
 
     pairs = _pairs(figures)
     candidates = [

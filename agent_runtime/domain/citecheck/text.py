@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_runtime.domain.citecheck.claims import is_han
 
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
+_LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’&-]*")  # Díaz, Skłodowska
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 STOP = frozenset(
@@ -182,6 +182,11 @@ def zh_alias(word: str) -> str:
     return _ZH_ALIASES.get(word, word)
 
 
+def is_latin(word: str) -> bool:
+    """Whether a word is written in Latin letters (Díaz, Skłodowska as well as Curie), not Chinese."""
+    return not _HAN_RUN.search(word)
+
+
 def content_tokens(text: str) -> set[str]:
     """The words that carry meaning: English stems without stop words; Chinese words without
     function words, numbers and punctuation."""
@@ -201,8 +206,8 @@ def content_tokens(text: str) -> set[str]:
 def token_sequence(text: str) -> tuple[str, ...]:
     """The content words of `text` in order, as written (English stems, Chinese words)."""
     out: list[str] = []
-    for m in re.finditer(r"[A-Za-z][A-Za-z'’&-]*|[\u3400-\u4dbf\u4e00-\u9fff]+", text):
-        if m.group(0)[0].isascii():
+    for m in re.finditer(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’&-]*|[\u3400-\u4dbf\u4e00-\u9fff]+", text):
+        if is_latin(m.group(0)[0]):
             low = m.group(0).lower().strip("'’")
             if len(low) > 1 and low not in STOP:
                 out.append(stem(low))
@@ -233,27 +238,44 @@ def _is_zh_number(word: str) -> bool:
 def negation_count(text: str, about: AbstractSet[str] | None = None) -> int:
     """The negation words of a clause: not, never, without, failed to…; 不, 没有, 未, 无, 非…
     ("no fewer than", "not only", "不到", "不少于" are bounds or connectives, not negations).
-    With `about` (the other text's words), a "without …" that speaks of none of them is left out:
-    "trials showing it could treat diarrhoea without intravenous drips" denies nothing of a claim
-    that trials were run."""
+    With `about` (the other text's words), a negation whose next words speak of none of them is
+    left out: it denies something the other text does not say ("…aimed at small assemblers that
+    could not afford robots" denies nothing of a claim that it was aimed at small assemblers;
+    "trials showing it could treat diarrhoea without intravenous drips" nothing of one that trials
+    were run)."""
     low = text.lower().replace("’", "'")
-    if about is not None:
-        low = re.sub(
-            r"\bwithout((?:\s+[a-z'-]+){1,4})",
-            lambda m: m.group(0) if content_tokens(m.group(1)) & about else " ",
-            low,
-        )
     low = re.sub(r"\bno (?:fewer|more|less|later|earlier|longer than)\b|\bnot only\b|\bnot least\b", " ", low)
-    count = len(re.findall(r"n't\b", low))
-    count += sum(1 for w in re.findall(r"[a-z]+", low) if w in NEGATIONS_EN)
+    count = 0
+    for m in re.finditer(r"n't\b|[a-z]+", low):
+        if m.group(0) != "n't" and m.group(0) not in NEGATIONS_EN:
+            continue
+        scope = " ".join(re.findall(r"[a-z'-]+|\d[\d,.]*", low[m.end() :])[:4])  # what it denies: the next words
+        if about is None or {w for w in content_tokens(scope) if not w[0].isdigit()} & about:
+            count += 1
     for run in _HAN_RUN.findall(text):
-        count += sum(1 for w in segment(run) if _zh_negation(w))
+        at = 0
+        for w in segment(run):
+            at += len(w)
+            if w == "不" and _ZH_BOUND.match(run, at):
+                continue  # 不超过200元: a bound (at most), not a negation
+            if _zh_negation(w) and (about is None or _zh_in_scope(w, run[at : at + 8], about)):
+                count += 1
     return count
+
+
+_ZH_BOUND = re.compile(r"超过|超出|高于|低于|少于|多于|小于|大于|足|到|满")
+
+
+def _zh_in_scope(word: str, after: str, about: AbstractSet[str]) -> bool:
+    """Whether a Chinese negation speaks of one of `about`'s words: in the negation word itself
+    (未获批准) or in the characters after it (没有出现死亡病例)."""
+    said = word[1:] + after
+    return any(a in said for a in about if a and not is_latin(a)) or bool(content_tokens(said) & about)
 
 
 # Words that begin with a negating character but negate nothing (不断 = constantly, 未来 = future).
 _ZH_NOT_NEGATIONS = frozenset(
-    ["不断", "不少", "不过", "不仅", "不到", "不足", "不少于", "不同", "不久", "不管", "不论", "不但", "不良", "不妨", "不外", "不免", "不禁", "不料", "不时", "不止", "不满", "不安", "不利", "不适", "不幸", "未来", "未知", "未成年", "未成年人", "无论", "无人机", "无线", "无疑", "无比", "无数", "无限", "无锡", "非常", "非洲", "非法", "非遗", "没收", "无息", "无偿", "不动产", "不锈钢"]
+    ["不断", "不少", "不过", "不仅", "不到", "不足", "不少于", "不同", "不久", "不管", "不论", "不但", "不良", "不妨", "不外", "不免", "不禁", "不料", "不时", "不止", "不满", "不安", "不利", "不适", "不幸", "未来", "未知", "未成年", "未成年人", "无论", "无人机", "无线", "无疑", "无比", "无数", "无限", "无锡", "非常", "非洲", "非法", "非遗", "没收", "无息", "无偿", "不动产", "不锈钢", "不超过", "不高于", "不低于", "不多于", "不超", "不小于", "不大于"]
 )
 
 
