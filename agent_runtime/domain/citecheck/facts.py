@@ -504,6 +504,8 @@ def satisfies(claimed: Quantity, stated: Quantity) -> bool:
     if claimed.bound == stated.bound and abs(s - v) <= eps:
         return True
     if claimed.bound == "eq":
+        if claimed.exact and stated.unit < claimed.unit and claimed.kind == stated.kind:  # a 112-metre ferry: 112.4 m rounded
+            return abs(s - v) < claimed.unit / 2 - eps
         return abs(s - v) < max(half - eps, eps) or (stated.bound != "eq" and not stated.exact and abs(s - v) <= stated.unit / 2)
     if claimed.bound == "approx":
         return abs(s - v) <= 0.075 * abs(v) + half + eps
@@ -542,7 +544,7 @@ def date_satisfies(claimed: Date, stated: Date) -> bool:
     """Whether the source's date makes the claim true: the same day, month or year at the claim's
     precision (a claim's "March 2021" holds for "4 March 2021"), or within its bound."""
     if stated.y is None and stated.m is None and stated.d is not None:  # "8日": a day of a month the page sets
-        return claimed.d == stated.d and claimed.bound == "eq"
+        return claimed.d == stated.d and claimed.bound in ("eq", stated.bound)
     if claimed.y is None and claimed.m is None:
         return False
     if claimed.y is not None and stated.y is None and (stated.m is None or claimed.m is None):

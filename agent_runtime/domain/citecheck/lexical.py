@@ -29,6 +29,7 @@ from collections.abc import Callable
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.claims import clean
+from agent_runtime.domain.citecheck.derived import derivable
 from agent_runtime.domain.citecheck.names import check_names, claim_names
 from agent_runtime.domain.citecheck.page import (
     Context,
@@ -196,27 +197,38 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     ]  # fmt: skip
     def said_where(fact: str, stating: list[tuple[Sentence, str]]) -> bool:
         """Whether the page states a fact of the claim where it speaks of what the claim's clause
-        around that fact speaks of — half the clause's ordinary words at least, two at least, and
+        around that fact speaks of — half the clause's words at least, two at least, and
         as many as the anchor (which states another value) has — in the words leading to the
         figure (`_lead_to`): a summary gathers its figures from all over a page, each said where
         the page says it; a neighbour's figure for another item (面上项目 2.08万 for a claim about
-        青年科学基金项目) is not."""
-        clause = {w for w in _clause_of(statement, fact) & ordinary if not w[0].isdigit()}
+        青年科学基金项目) is not. The claim's other facts in the same clause must be stated there too
+        ("In the 2011 census the town had 3,207 people": 3,207 under the heading "2011 census")."""
+        clause, (start, stop) = _clause_of(statement, fact)  # its names too: "the Ohio Senate" is the state senate
+        together = [q for q in claim_facts.quantities if q.text != fact and start <= statement.find(q.text) < stop]
+        dated = [d for d in claim_facts.dates if d.text != fact and start <= statement.find(d.text) < stop]
 
         def said(text: str) -> int:
             tokens = frozenset(tx.content_tokens(text))
             return sum(_word_score(w, zh, text, tokens) >= 1 for w in clause)
 
-        need = max(2, (len(clause) + 1) // 2, said(sentences[anchor].text))
-        return len(clause) >= 2 and any(said(_lead_to(x, figure)) >= need for x, figure in stating)
+        def with_the_rest(x: Sentence) -> bool:
+            return all(any(fx.satisfies(q, p) for p in x.facts.quantities) for q in together) and all(
+                any(fx.date_satisfies(d, p) for p in scoped_dates(x)) for d in dated
+            )
 
+        need = max(2, said(sentences[anchor].text))
+        return len(clause) >= 2 and any(said(_lead_to(x, figure)) >= need and with_the_rest(x) for x, figure in stating)
+
+    near_figures = list(dict.fromkeys([*passage, *window, *elsewhere, *around.levels]))  # what a claim could work figures out of
     related = check_relations(statement, claim_facts, window)
     hard += related.hard
     if related.words and words - related.words:  # "rose", "a week later": the figures say it
         coverage = _coverage(words - related.words, zh, [*passage, *around.levels])
     amount_hard, amount_soft = _check_amounts(
-        claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained, sentences, said_where
-    )
+        claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained, sentences, said_where,
+        lambda q: derivable(q, [p for x in near_figures for p in x.facts.quantities], [d for x in near_figures for d in scoped_dates(x)]),
+        bool(_COMPARES.search(statement)),
+    )  # fmt: skip
     hard += amount_hard
     soft += amount_soft
     date_hard, date_soft = _check_dates(
@@ -324,6 +336,8 @@ def _check_amounts(
     explained: frozenset[int],
     page: tuple[Sentence, ...],
     said_where: Callable[[str, list[tuple[Sentence, str]]], bool],
+    worked_out: Callable[[fx.Quantity], bool],
+    compares: bool,
 ) -> tuple[list[Reason], list[Reason]]:
     """Each quantity of the claim in the passage; or, when the anchor states no rival value, in a
     sentence elsewhere that shares the claim's words. A quantity the page states only where
@@ -348,12 +362,16 @@ def _check_amounts(
         if q.bound in ("eq", "approx") and said_where(q.text, [(s, p.text) for s in page for p in s.facts.quantities if fx.satisfies(q, p)]):
             continue  # a summary's figure, stated where the page speaks of what the claim's clause does
         small_word = q.value <= 10 and bool(re.fullmatch(r"[A-Za-z]+", q.text))
+        stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
+            # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
+            small_word = small_word or (not stated and compares and q.kind != "percent" and worked_out(q))
         else:
             reason = Reason("value_absent", said=q.text)
-            # stated elsewhere on the page, where the passage's words do not lead: unconfirmed, not wrong
-            small_word = small_word or any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
+            # stated elsewhere on the page, where the passage's words do not lead, or worked out of
+            # two of its figures: unconfirmed, not wrong
+            small_word = small_word or stated or worked_out(q)
         (soft if small_word else hard).append(reason)
     return hard, soft
 
@@ -426,17 +444,31 @@ def _whole_page(sentences: tuple[Sentence, ...], title: str) -> Sentence:
     )
 
 
+# Words of a claim that works a figure out of two: a difference, a change, a multiple, a span.
+_COMPARES = re.compile(
+    r"\b(?:more|fewer|less|than|times|up|down|rose|risen|fell|fallen|grew|grown|increased?|decreased?|dropped|higher|lower|"
+    r"longer|shorter|later|earlier|gap|difference|combined|total|together|since|for)\b|多|少|增|减|降|升|倍|比|差|共|合计|总",
+    re.I,
+)
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
 
 
-def _clause_of(statement: str, fact: str) -> set[str]:
-    """The words of the clause of `statement` in which `fact` (its text) is said."""
+def _clause_of(statement: str, fact: str) -> tuple[set[str], tuple[int, int]]:
+    """The words of the clause of `statement` in which `fact` (its text) is said, and where the
+    clause is; with the clauses before it while it has fewer than two words ("re-elected in 1987
+    and 1991": 1991 is re-elected too; "After settling in Mobile, Alabama, in 1946")."""
     at = statement.find(fact)
     if at < 0:
-        return set()
-    start = max((m.end() for m in _FACT_CLAUSE.finditer(statement, 0, at)), default=0)
+        return set(), (0, 0)
+    marks = [m.end() for m in _FACT_CLAUSE.finditer(statement, 0, at)]
     stop = next((m.start() for m in _FACT_CLAUSE.finditer(statement, at + len(fact))), len(statement))
-    return tx.content_tokens(statement[start:stop])
+    words: set[str] = set()
+    start = 0
+    for start in [*reversed(marks), 0]:
+        words = {w for w in tx.content_tokens(statement[start:stop]) if not w[0].isdigit()}
+        if len(words) >= 2:
+            break
+    return words, (start, stop)
 
 
 def _lead_to(sentence: Sentence, figure: str) -> str:

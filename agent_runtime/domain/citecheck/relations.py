@@ -32,7 +32,7 @@ from agent_runtime.domain.citecheck.verdict import Reason
 _UP = re.compile(
     r"\b(?:r[io]s(?:e|en|es|ing)|increas(?:e|ed|es|ing)|gr[oe]w(?:n|s|ing)?|climb(?:ed|s|ing)?|jump(?:ed|s)?|"
     r"surg(?:ed|es|ing)|soar(?:ed|s|ing)?|doubl(?:ed|es|ing)|tripl(?:ed|es|ing)|quadrupl(?:ed|es|ing)|up from)\b"
-    r"|增长|增加|上升|上涨|提高|提升|增至|升至|涨至|翻了?一番|翻番|翻倍|翻了?两番|增多|攀升",
+    r"|增长|增加|上升|上涨|提高|提升|增至|升至|涨至|翻了?一番|翻番|翻倍|翻了?两番|增多|攀升|多出|高出|超出",
     re.I,
 )
 _DOWN = re.compile(
@@ -86,7 +86,7 @@ _EARLIER = re.compile(
 _PLANNED = re.compile(r"\b(?:will|would|plans? to|aims? to|target|expected to|forecast|projected)\b|将|计划|目标|预计|力争|到20\d\d年", re.I)
 _CHANGE_CUE = re.compile(
     r"(?:\b(?:by|up|down|r[io]se|increased|grew|fell|dropped|declined|decreased|climbed|jumped|gained|slipped|"
-    r"slid|surged|soared|plunged|tumbled)|增长了?|增加了?|下降了?|减少了?|上涨了?|下跌了?|提高了?|降低了?|上升了?|上调了?|下调了?|扩大了?|缩小了?|回落了?)\s*$",
+    r"slid|surged|soared|plunged|tumbled)|增长了?|增加了?|下降了?|减少了?|上涨了?|下跌了?|提高了?|降低了?|上升了?|上调了?|下调了?|扩大了?|缩小了?|回落了?|多出了?|高出了?|超出了?)\s*$",
     re.I,
 )
 

@@ -1,0 +1,84 @@
+"""Figures a report works out from the page: a claim's number the page never writes, but which two
+of the page's figures give — their difference ("27.6 km more": 170.6 − 143), their change in
+percent ("about 30% fewer": 2,310 against 3,300), their ratio ("nearly four times": 16,000 against
+4,200), their sum, a share of one in the other, or the years between two of its dates ("for 24
+years": 1974 to 1998).
+
+The lexical pass cannot tell whether the claim puts the worked-out figure in the right relation
+(`relations.py` checks the relations it can read), but a figure that two of the page's figures
+give is not one the writer made up: such a claim is left unconfirmed (weak), not contradicted.
+A small whole number (under 20) is derived from almost any page by chance, and is never taken as
+derived.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import combinations
+
+import agent_runtime.domain.citecheck.facts as fx
+
+# figures read from a page for a claim, at most (the pairs grow with the square)
+MAX_FIGURES = 60
+_SMALL = 20.0
+
+
+def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Iterable[fx.Date]) -> bool:
+    """Whether `claimed` is what two of `figures` (the page's quantities), or two of its `dates`,
+    give."""
+    written = re.match(r"\D*(\d[\d,]*(?:\.\d+)?)", claimed.text)  # the number as written (76 of 76毫米)
+    small = not written or float(written.group(1).replace(",", "")) < _SMALL
+    if claimed.kind == "ordinal" or (claimed.kind == "number" and small):
+        return False
+    if claimed.bound not in ("eq", "approx", "nearly"):  # "more than 150": a range some pair falls in by chance
+        return False
+    if claimed.kind == "duration":  # "for 24 years", "约四个月后": the span between two dates
+        months = sorted({(d.y, d.m) for d in dates if d.y is not None})[:MAX_FIGURES]
+        for (y1, m1), (y2, m2) in combinations(months, 2):
+            if m1 is not None and m2 is not None:
+                span, slack = abs((y2 - y1) * 12 + m2 - m1) * 30.44, 30.44
+            else:
+                span, slack = abs(y2 - y1) * 365.25, 365.25
+            if _close(claimed, span, slack):
+                return True
+        return False
+    peers = [f for f in list(figures)[:MAX_FIGURES] if f.kind != "ordinal" and f.kind != "duration"]
+    for a, b in combinations(peers, 2):
+        for value in _worked_out(claimed, a, b):
+            if _close(claimed, value):
+                return True
+    return False
+
+
+def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity) -> list[float]:
+    """What a claim could work out of two figures, in the claim's kind."""
+    x, y = a.value, b.value
+    if claimed.kind == "percent":
+        out = []
+        if a.kind == b.kind == "percent":
+            out.append(abs(x - y))  # percentage points
+        if a.kind == b.kind == "number" and a.compatible(b):
+            if x:
+                out.append(abs(y - x) / abs(x) * 100)  # a change in percent
+            if y:
+                out += [abs(x - y) / abs(y) * 100, x / y * 100]  # and the share of one in the other
+            if x:
+                out.append(y / x * 100)
+        return out
+    if a.kind != b.kind or not a.compatible(b) or not claimed.compatible(a):
+        return []
+    out = [abs(x - y), x + y]
+    if claimed.measure == "" and min(abs(x), abs(y)) > 0:
+        out += [max(abs(x), abs(y)) / min(abs(x), abs(y))]  # "three times as many"
+    return out
+
+
+def _close(claimed: fx.Quantity, value: float, slack: float = 0.0) -> bool:
+    """Whether a worked-out value is the claim's at the claim's precision (or its bound's)."""
+    v = claimed.value
+    if claimed.bound in ("approx", "nearly"):
+        tolerance = 0.075 * abs(v) + claimed.unit / 2
+    else:
+        tolerance = claimed.unit / 2 if not claimed.exact else 0.5
+    return abs(value - v) <= tolerance + slack / 2
