@@ -52,7 +52,7 @@ _SCALE = {
 _ZH_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
 _ZH_NUM = "零〇○一二两三四五六七八九十百千万亿"
-_ZH_MEASURE = "个家名年月日号倍次人项种位条所座台辆只成岁天周%％亿万千百元美股批轮期届架艘公米吨"
+_ZH_MEASURE = "个家名年月日号倍次人项种位条所座台辆只成岁天周%％亿万千百元美股批轮期届架艘公米吨头户间处例"
 
 # Bound cues, read at the end of the text before a number (or a date), and after it.
 _BEFORE = [
@@ -151,7 +151,7 @@ _DATE_PATTERNS = [
 ]  # fmt: skip
 NUMBER_RE = re.compile(r"\d+(?:[,.]\d+)*")  # where a figure written in digits stands in a text
 _NUM_RE = re.compile(
-    r"(?<![A-Za-z\d.])(?<![A-Za-z\u4e00-\u9fff]-)(\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(\d+))?"
+    r"(?<![A-Za-z\d.])(?<![A-Za-z\u4e00-\u9fff]-)(?<!\d{4}[–/-])(\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(\d+))?"
     r"(\s*(?:%|％|percent\b|per\s+cent\b|percentage\s+points?\b|pp\b|个百分点))?"
     r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千(?![米克瓦]))(?![A-Za-z]))?",
     re.I,

@@ -40,7 +40,7 @@ from agent_runtime.domain.citecheck.page import (
     scoped_ordinal,
     source_sentences,
 )
-from agent_runtime.domain.citecheck.relations import check_relations
+from agent_runtime.domain.citecheck.relations import check_relations, is_change
 from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles
 from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason, Verdict
 
@@ -204,8 +204,12 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         青年科学基金项目) is not. The claim's other facts in the same clause must be stated there too
         ("In the 2011 census the town had 3,207 people": 3,207 under the heading "2011 census")."""
         clause, (start, stop) = _clause_of(statement, fact)  # its names too: "the Ohio Senate" is the state senate
-        together = [q for q in claim_facts.quantities if q.text != fact and start <= statement.find(q.text) < stop]
-        dated = [d for d in claim_facts.dates if d.text != fact and start <= statement.find(d.text) < stop]
+        together = [  # (a change, "fell by more than 90 percent", is worked out of figures said apart)
+            q for q in claim_facts.quantities if q.text != fact and start <= statement.find(q.text) < stop and not is_change(statement, q)
+        ]
+        # (two dates of a clause are a span's ends, "between 1968 and 2015": said apart)
+        is_date = any(d.text == fact for d in claim_facts.dates)
+        dated = [] if is_date else [d for d in claim_facts.dates if start <= statement.find(d.text) < stop]
 
         def said(text: str) -> int:
             tokens = frozenset(tx.content_tokens(text))
@@ -481,7 +485,18 @@ def _lead_to(sentence: Sentence, figure: str) -> str:
     at = text.find(figure)
     if at < 0:
         return " ".join([text, *sentence.headings])
-    clause = max((m.end() for m in _CLAUSE_MARK.finditer(text, 0, at)), default=0)
+    if len(sentence.tokens) <= 8 and (re.search(r"[:：]", text) or not re.search(r"[;；、]|[\u4e00-\u9fff]", text)):
+        return text  # a list item, a label and its value ("Libraries, leisure and culture: £14m"): all of it
+    # the clause the figure is in, with those before it while it has fewer than three words
+    # ("The couple settled in Mobile, Alabama, in 1946")
+    # ("The couple settled in Mobile, Alabama, in 1946"), never across a semicolon ("At its peak
+    # 61,000 homes were without power; about 9,000 were still without electricity")
+    marks = [m for m in _CLAUSE_MARK.finditer(text, 0, at)]
+    clause = marks.pop().end() if marks else 0
+    while marks and marks[-1].group(0) not in ";；" and len(tx.content_tokens(re.sub(r"\d[\d,.]*", " ", text[clause:at]))) < 3:
+        clause = marks.pop().end()
+    if clause and not marks and text[clause - 1] not in ";；" and len(tx.content_tokens(re.sub(r"\d[\d,.]*", " ", text[clause:at]))) < 3:
+        clause = 0
     previous = max((m.end() for m in fx.NUMBER_RE.finditer(text, clause, at)), default=clause)
     zh = tx.is_chinese(text)
     opening = text[clause : clause + 12] if zh else " ".join(text[clause:].split()[:6])

@@ -141,7 +141,7 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     borne: list[str] = []  # the relation phrases the figures bear out
     # A change (up 8%, by 300) is worked out from two of the source's figures; one the source also
     # states as written (up 14%) is read as any figure when the two disagree.
-    changes = {k for k, q in enumerate(facts.amounts) if _is_change(claim, q)}
+    changes = {k for k, q in enumerate(facts.amounts) if is_change(claim, q)}
     # a change the source states as a change ("climbed 28%") is read as written, not worked out:
     # its direction is the word the source puts before it
     written = {k for k in changes if any(f.change and fx.satisfies(facts.amounts[k], f.quantity) for f in figures)}
@@ -414,7 +414,7 @@ def _figures(sentences: list[Sentence]) -> list[_Figure]:
             earlier = bool(_EARLIER.search(near)) and _marks(near, q.text)
             planned = bool(_PLANNED.search(sentence.text[max(0, at - 30) : at]))
             rank = scoped_ordinal(sentence)
-            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, _is_change(sentence.text, q), rank))
+            out.append(_Figure(q, position, max(at, 0), date, earlier, planned, is_change(sentence.text, q), rank))
     return out
 
 
@@ -489,7 +489,7 @@ def _start(
     return min(peers, key=lambda f: (abs(f.sentence - to.sentence), abs(f.at - to.at)))
 
 
-def _is_change(claim: str, q: fx.Quantity) -> bool:
+def is_change(claim: str, q: fx.Quantity) -> bool:
     """Whether a quantity of the claim is a change (up 12%, by 300, 增长12%, 50% more … than)
     rather than a level."""
     at = claim.find(q.text)
