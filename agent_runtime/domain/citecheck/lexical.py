@@ -231,13 +231,14 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     amount_hard, amount_soft = _check_amounts(
         claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained, sentences, said_where,
         lambda q: derivable(q, [p for x in near_figures for p in x.facts.quantities], [d for x in near_figures for d in scoped_dates(x)]),
-        bool(_COMPARES.search(statement)),
+        bool(_COMPARES.search(statement)), _gathers(statement),
     )  # fmt: skip
     hard += amount_hard
     soft += amount_soft
     date_hard, date_soft = _check_dates(
-        claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], sentences, said_where
-    )
+        claim_facts, sentences[anchor], [*passage, *around.levels, sentences[0], *elsewhere], sentences, said_where,
+        _gathers(statement),
+    )  # fmt: skip
     hard += date_hard
     soft += date_soft
     page: list[Sentence] = []  # the page's sentences and headings, read only for a claim of two ordinals
@@ -342,6 +343,7 @@ def _check_amounts(
     said_where: Callable[[str, list[tuple[Sentence, str]]], bool],
     worked_out: Callable[[fx.Quantity], bool],
     compares: bool,
+    gathers: bool = False,
 ) -> tuple[list[Reason], list[Reason]]:
     """Each quantity of the claim in the passage; or, when the anchor states no rival value, in a
     sentence elsewhere that shares the claim's words. A quantity the page states only where
@@ -370,7 +372,7 @@ def _check_amounts(
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
             # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
-            small_word = small_word or (not stated and compares and q.kind != "percent" and worked_out(q))
+            small_word = small_word or (not stated and compares and q.kind != "percent" and worked_out(q)) or (stated and gathers)
         else:
             reason = Reason("value_absent", said=q.text)
             # stated elsewhere on the page, where the passage's words do not lead, or worked out of
@@ -386,12 +388,14 @@ def _check_dates(
     passage: list[Sentence],
     page: tuple[Sentence, ...],
     said_where: Callable[[str, list[tuple[Sentence, str]]], bool],
+    gathers: bool = False,
 ) -> tuple[list[Reason], list[Reason]]:
     """Each date of the claim in the passage, its context or the sentences that share its words
     (each read with the date of its section). The anchor's own dates, or else the date of the
     nearest heading above it, are its rivals: a section headed "2021 census" speaks of 2021, not
     of 2019 (a claim's own other date is no rival: "from 2011 to 2021"). A date the page gives only
-    elsewhere leaves the claim unconfirmed (weak); one it never gives is unsupported."""
+    elsewhere leaves the claim unconfirmed (weak), as does one the page gives elsewhere while the
+    anchor gives another, when the claim `gathers` several facts; one it never gives is unsupported."""
     reasons: list[Reason] = []
     soft: list[Reason] = []
     own = scoped_dates(anchor)
@@ -407,9 +411,10 @@ def _check_dates(
             continue
         if d.bound == "eq" and said_where(d.text, [(s, p.text) for s in page for p in scoped_dates(s) if fx.date_satisfies(d, p)]):
             continue
-        if rivals:
+        stated = any(fx.date_satisfies(d, p) for s in page for p in scoped_dates(s))
+        if rivals and not (stated and gathers):
             reasons.append(Reason("value", said=d.text, found=", ".join(dict.fromkeys(p.text for p in rivals))))
-        elif any(fx.date_satisfies(d, p) for s in page for p in scoped_dates(s)):
+        elif stated:
             soft.append(Reason("value_absent", said=d.text))
         else:
             reasons.append(Reason("value_absent", said=d.text))
@@ -455,6 +460,13 @@ _COMPARES = re.compile(
     re.I,
 )
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
+
+
+def _gathers(statement: str) -> bool:
+    """Whether a sentence gathers several facts in clauses of their own (a summary: "X, founded in
+    1998, employs 400 people", "…，并…"), so that its anchor is one of several places it rests on."""
+    parts = [p for p in _FACT_CLAUSE.split(statement) if p and len(tx.content_tokens(p)) >= 2]
+    return len(parts) >= 2
 
 
 def _clause_of(statement: str, fact: str) -> tuple[set[str], tuple[int, int]]:
