@@ -28,7 +28,7 @@ def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Itera
     """Whether `claimed` is what two of `figures` (the page's quantities), or two of its `dates`,
     give."""
     written = re.match(r"\D*(\d[\d,]*(?:\.\d+)?)", claimed.text)  # the number as written (76 of 76毫米)
-    small = not written or float(written.group(1).replace(",", "")) < _SMALL
+    small = not written or (float(written.group(1).replace(",", "")) < _SMALL and "." not in written.group(1))
     if claimed.kind == "ordinal" or (claimed.kind == "number" and small):
         return False
     if claimed.bound not in ("eq", "approx", "nearly"):  # "more than 150": a range some pair falls in by chance

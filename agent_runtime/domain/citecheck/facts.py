@@ -216,6 +216,8 @@ def _bound(text: str, start: int, end: int, *, date: bool = False) -> tuple[Boun
     found = [(m.group(0), bound) for bound, pattern in (_DATE_BEFORE_RE if date else _BEFORE_RE) if (m := pattern.search(before))]
     if found:  # the longest cue: 不超过 (at most), not 超过 (more than)
         cue, bound = max(found, key=lambda item: len(item[0].strip()))
+        if re.search(r"\bover\s*$", cue, re.I) and re.match(r"[\s-]*(?:years?|months?|weeks?|days?|decades?|hours?)\b", text[end:], re.I):
+            return "eq", text[start:end]  # "over five years": during five years, not more than five
         if date and re.search(r"\bthe\s*$", cue, re.I) and re.match(r"\s+[a-z]{3,}", text[end:]):
             return "eq", text[start:end]  # "after the 2024 election": the year names the event, the bound is on it
         return bound, cue + text[start:end]  # type: ignore[return-value]
@@ -335,8 +337,12 @@ def extract(text: str, *, strict: bool) -> Facts:
 
 _TIME_UNITS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30.4, "year": 365.25, "decade": 3652.5}
 _ADJECTIVES = frozenset(
-    """other new additional extra further more fewer full total different separate such""".split()  # noqa: SIM905
+    """other new additional extra further more fewer full total different separate such wild young old
+    small large big local foreign domestic public private linked confirmed reported registered active
+    first last previous""".split()  # noqa: SIM905
 )
+# words that describe rather than count: 1,108 affordable homes, 11 genetically linked cases
+_ADJECTIVE_ENDING = re.compile(r"(?:ly|able|ible|ical|ive|ous|ful|less)$")
 _NOT_MEASURES = frozenset(
     """of in to and or the a an at on for from by than as per cent percent more less over under up
     between since after before during with within into across among against about around until till
@@ -354,6 +360,7 @@ _UNIT = re.compile(
     r"[\s-]*(?:"
     r"(?P<km2>square\s+kilomet(?:re|er)s?\b|sq\.?\s*km\b|km²|km2\b|平方千米|平方公里)"
     r"|(?P<ha>hectares?\b|ha\b|公顷)"
+    r"|(?P<m2>square\s+met(?:re|er)s?\b|sq\.?\s*m\b|m²|m2\b|平方米)"
     r"|(?P<km>kilomet(?:re|er)s?\b|kms?\b|千米|公里)"
     r"|(?P<mm>millimet(?:re|er)s?\b|mm\b|毫米)|(?P<cm>centimet(?:re|er)s?\b|cm\b|厘米)"
     r"|(?P<m>met(?:re|er)s?\b|m\b(?![²2])|米)"
@@ -364,16 +371,23 @@ _UNIT = re.compile(
     re.I,
 )
 _UNITS = {
-    "km2": ("km2", 1.0), "ha": ("km2", 0.01), "km": ("m", 1000.0), "m": ("m", 1.0), "mm": ("m", 0.001), "cm": ("m", 0.01),
+    "km2": ("km2", 1.0), "ha": ("km2", 0.01), "m2": ("m2", 1.0), "km": ("m", 1000.0), "m": ("m", 1.0), "mm": ("m", 0.001), "cm": ("m", 0.01),
     "kg": ("kg", 1.0), "t": ("kg", 1000.0), "people": ("peopl", 1.0),
 }  # fmt: skip
 # A table's column that names its cells' unit and scale: "2024年预算（亿元） 21.6", "Revenue ($m) 412".
 _COLUMN_UNIT = re.compile(
-    r"[（(]\s*([$£€¥])?\s*(万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m)?\s*([^\s()（）\d]{0,4})\s*[)）][^（()）\d]{0,2}$", re.I
+    r"[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([^\s()（）\d]{0,4})\s*[)）][^（()）\d]{0,2}$"
 )
-_ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期)")
-_ZH_TIME_UNITS = {"小时": "hour", "分钟": "minute", "天": "day", "个月": "month", "个多月": "month", "周": "week", "星期": "week"}
-UNIT_MEASURES = frozenset({"km2", "m", "kg"})  # measures that are units (a claim may write them otherwise)
+# A table row whose label names the unit of all its cells: "二手住房成交套数（万套）; 2021年 8.7; 2023年 9.6".
+_ROW_UNIT = re.compile(
+    r"[^;；]*?[（(]\s*([$£€¥])?\s*(万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m)?\s*([^\s()（）\d]{0,4})\s*[)）][^;；\d]*[;；]", re.I
+)
+_ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期|年间|年来|年内|年中)")
+_ZH_TIME_UNITS = {
+    "小时": "hour", "分钟": "minute", "天": "day", "个月": "month", "个多月": "month", "周": "week", "星期": "week",
+    "年间": "year", "年来": "year", "年内": "year", "年中": "year",
+}  # fmt: skip
+UNIT_MEASURES = frozenset({"km2", "m2", "m", "kg"})  # measures that are units (a claim may write them otherwise)
 
 
 def _measured(text: str, q: Quantity) -> Quantity:
@@ -391,6 +405,9 @@ def _measured(text: str, q: Quantity) -> Quantity:
             measure = _CURRENCY[sign]
     after = text[end : end + 40]
     column = None if measure or q.kind != "number" else _COLUMN_UNIT.search(text[max(0, start - 24) : start])
+    if column is None and not measure and q.kind == "number":  # a table row whose first cell names the unit
+        row = _ROW_UNIT.match(text)
+        column = row if row and row.end() <= start else None
     if column and re.fullmatch(r"[\d,.]+", q.text):  # a table's cell under "2024年预算（亿元）": 21.6 is 21.6亿元
         sign, scale_word, unit_word = column.groups()
         if (scale_word or "").lower() == "m" and not sign:  # "Length (m)": metres; "($m)": millions
@@ -404,11 +421,11 @@ def _measured(text: str, q: Quantity) -> Quantity:
         name, factor = next((_UNITS[k] for k, v in unit.groupdict().items() if v), ("", 1.0))
         return Quantity(q.value * factor, q.unit * factor, q.kind, q.text, q.bound, q.exact, name)
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", after[:30])]
-    words = [w for w in words if w not in _ADJECTIVES][:1]
+    words = [w for w in words if w not in _ADJECTIVES and not _ADJECTIVE_ENDING.search(w)][:1]
     han = re.match(r"\s*(美元|欧元|英镑|[\u4e00-\u9fff])", after)
     if measure or q.kind != "number":
         pass
-    elif words and words[0] not in _NOT_MEASURES and re.match(r"\s*[A-Za-z]", after):
+    elif words and words[0] not in _NOT_MEASURES and re.match(r"[\s-]*[A-Za-z]", after):  # 11 weeks, an 11-week siege
         from agent_runtime.domain.citecheck.text import stem
 
         measure = _CURRENCY.get(words[0], stem(words[0]))
@@ -543,8 +560,8 @@ def day_range(date: Date) -> tuple[int, int]:
 def date_satisfies(claimed: Date, stated: Date) -> bool:
     """Whether the source's date makes the claim true: the same day, month or year at the claim's
     precision (a claim's "March 2021" holds for "4 March 2021"), or within its bound."""
-    if stated.y is None and stated.m is None and stated.d is not None:  # "8日": a day of a month the page sets
-        return claimed.d == stated.d and claimed.bound in ("eq", stated.bound)
+    if (stated.y is None and stated.m is None and stated.d is not None) or (claimed.y is None and claimed.m is None and claimed.d is not None):
+        return claimed.d == stated.d and claimed.bound in ("eq", stated.bound)  # "8日": a day of a month the page sets
     if claimed.y is None and claimed.m is None:
         return False
     if claimed.y is not None and stated.y is None and (stated.m is None or claimed.m is None):

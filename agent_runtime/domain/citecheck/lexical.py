@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -225,12 +226,23 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
 
     near_figures = list(dict.fromkeys([*passage, *window, *elsewhere, *around.levels]))  # what a claim could work figures out of
     related = check_relations(statement, claim_facts, window)
-    hard += related.hard
+    # a relation read against two figures the claim may not mean: when two others of the page give
+    # the claim's worked-out figure exactly, the claim is unconfirmed, not contradicted
+    def worked_out(q: fx.Quantity) -> bool:
+        figures = [p for x in near_figures for p in x.facts.quantities]
+        return derivable(q, figures, [d for x in near_figures for d in scoped_dates(x)])
+
+    # (not when the claim names the two dates or ordinals its figures are paired by)
+    paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(
+        is_change(statement, q) and not any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) and worked_out(q)
+        for q in claim_facts.amounts
+    )
+    (soft if paired_otherwise else hard).extend(related.hard)
     if related.words and words - related.words:  # "rose", "a week later": the figures say it
         coverage = _coverage(words - related.words, zh, [*passage, *around.levels])
     amount_hard, amount_soft = _check_amounts(
         claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained, sentences, said_where,
-        lambda q: derivable(q, [p for x in near_figures for p in x.facts.quantities], [d for x in near_figures for d in scoped_dates(x)]),
+        worked_out,
         bool(_COMPARES.search(statement)), _gathers(statement),
     )  # fmt: skip
     hard += amount_hard
@@ -368,6 +380,13 @@ def _check_amounts(
         if q.bound in ("eq", "approx") and said_where(q.text, [(s, p.text) for s in page for p in s.facts.quantities if fx.satisfies(q, p)]):
             continue  # a summary's figure, stated where the page speaks of what the claim's clause does
         small_word = q.value <= 10 and bool(re.fullmatch(r"[A-Za-z]+", q.text))
+        # the passage gives the value, counting something the words call otherwise ("2,300 wild
+        # reindeer" for "2,300 animals"): unconfirmed, not contradicted
+        small_word = small_word or (
+            _counts(q) and bool(q.measure) and any(
+                fx.satisfies(_unmeasured(q), _unmeasured(p)) for p in anchor.facts.quantities if _counts(p) and p.measure not in ("", q.measure)
+            )
+        )  # fmt: skip
         stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
@@ -462,6 +481,15 @@ _COMPARES = re.compile(
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
 
 
+def _counts(q: fx.Quantity) -> bool:
+    """Whether a quantity counts things named by a word (not a unit, a currency or a share)."""
+    return q.kind == "number" and q.measure not in fx.UNIT_MEASURES | fx.CURRENCIES
+
+
+def _unmeasured(q: fx.Quantity) -> fx.Quantity:
+    return dataclasses.replace(q, measure="") if _counts(q) else q
+
+
 def _gathers(statement: str) -> bool:
     """Whether a sentence gathers several facts in clauses of their own (a summary: "X, founded in
     1998, employs 400 people", "…，并…"), so that its anchor is one of several places it rests on."""
@@ -495,10 +523,11 @@ def _lead_to(sentence: Sentence, figure: str) -> str:
     without electricity": 9,000 is not said of the peak.)"""
     text = sentence.text
     at = text.find(figure)
+    headings = " ".join(sentence.headings)  # the section's subject ("### 青铜器": 此类藏品约2,400件)
     if at < 0:
-        return " ".join([text, *sentence.headings])
+        return f"{text} {headings}"
     if len(sentence.tokens) <= 8 and (re.search(r"[:：]", text) or not re.search(r"[;；、]|[\u4e00-\u9fff]", text)):
-        return text  # a list item, a label and its value ("Libraries, leisure and culture: £14m"): all of it
+        return f"{text} {headings}"  # a list item, a label and its value ("Libraries, leisure and culture: £14m"): all of it
     # the clause the figure is in, with those before it while it has fewer than three words
     # ("The couple settled in Mobile, Alabama, in 1946")
     # ("The couple settled in Mobile, Alabama, in 1946"), never across a semicolon ("At its peak
@@ -512,7 +541,7 @@ def _lead_to(sentence: Sentence, figure: str) -> str:
     previous = max((m.end() for m in fx.NUMBER_RE.finditer(text, clause, at)), default=clause)
     zh = tx.is_chinese(text)
     opening = text[clause : clause + 12] if zh else " ".join(text[clause:].split()[:6])
-    return f"{opening} {text[previous : at + len(figure) + (6 if zh else 20)]}"
+    return f"{opening} {text[previous : at + len(figure) + (6 if zh else 20)]} {headings}"
 
 
 _CLAUSE_MARK = re.compile(r"[,;:，；：、]")

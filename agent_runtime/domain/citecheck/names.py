@@ -191,16 +191,19 @@ def check_names(
     # What shows the passage speaks of someone else: a section about another, a page's "Marie
     # Curie" where the claim says "Pierre Curie", a surname last given to another; else a name the
     # page gives elsewhere only leaves the claim unconfirmed.
-    read = " ".join(x.text for x in [*passage, *around.levels, lead])
+    # (read in the passage and the headings above it: a sentence before it may name a brother)
+    read = " ".join(x.text for x in [*passage, *around.headings])
     # the sentence stating the claim has a subject of its own, named, that the claim does not name
     # ("Paris hosted the event in 2019" for "Lyon hosted the event in 2019")
     opening = _claim_opening(claim)
     rival = _rival_subject(own[0], claim_words) if own else None
+    # (a section about another speaks against the claim's subject, not against every name it
+    # gives: "龙潭乡倒塌的房屋约为白水镇的五倍" in the section on 龙潭乡)
     contradicted = [
         *other_person,
         *(
             n for n in missing
-            if blocked or _borne_by_another(n, claim, read) or (rival and _name_found(n, opening.tokens, opening.text))
+            if _borne_by_another(n, claim, read) or ((rival or blocked) and _name_found(n, opening.tokens, opening.text))
         ),
     ]  # fmt: skip
     unconfirmed = [
@@ -217,6 +220,13 @@ def _speaks_of_a_thing(text: str) -> bool:
     bridge" or 该 — a thing — rather than "she", "he" or "they"."""
     refers = min((m for m in (_REFERS.search(text), _DESCRIPTION.search(text)) if m), key=lambda m: m.start(), default=None)
     return refers is None or refers.group(0).lower().strip() not in ("he", "she", "his", "her", "they", "their", "他", "她")
+
+
+# Titles a person is called by with the surname alone ("Captain Pendry", "Judge Okafor").
+_RANKS = frozenset(
+    """captain colonel general major lieutenant sergeant admiral commander judge justice bishop father sister
+    president governor senator mayor chancellor minister inspector detective coach""".split()  # noqa: SIM905
+)
 
 
 def _rival_subject(sentence: Sentence, claim_words: set[str]) -> str | None:
@@ -293,12 +303,33 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
         if not run:
             return None
         surname = _bare(run.group(1))
+        # "Captain Pendry" is whom the page called "Captain … Pendry" ("Captain James Pendry"),
+        # whoever of that surname it named last ("his son Thomas Pendry")
+        for title in re.findall(rf"\b([A-Z][a-z]+)\.?\s+{re.escape(surname)}\b", passage):
+            if title.lower() not in HONORIFICS and title.lower() not in _RANKS:
+                continue
+            titled = [g.lower() for x in earlier for g in re.findall(rf"\b{title}\.?\s+([A-Z][a-z]+)\s+{re.escape(surname)}\b", x.text)]
+            if titled:
+                return name in titled
 
         def given(text: str) -> list[str]:  # the names before the surname: Marie Skłodowska Curie
             runs = re.findall(rf"((?:\b[A-Z][^\W\d_]*\.?\s+){{1,3}}){re.escape(surname)}\b", text)
             return [" ".join(w.lower().rstrip(".") for w in run.split() if w.lower().rstrip(".") not in HONORIFICS) for run in runs]
     else:
         family = tx.zh_surname(name)
+        # 郑校长 is whom the page calls 校长 with the surname 郑 ("校长郑婉清", "梁志远研究员"),
+        # whoever of that surname it named last
+        for short in tx.zh_people(passage):
+            title = short[len(family) :] if short.startswith(family) and tx.zh_same_person(short, name) else ""
+            if len(title) < 2:
+                continue
+            titled = [
+                m.group(1) or m.group(2)
+                for x in earlier
+                for m in re.finditer(rf"{title}({family}[\u4e00-\u9fff]{{1,2}})|({family}[\u4e00-\u9fff]{{1,2}}?){title}", x.text)
+            ]
+            if titled:
+                return name in titled
 
         def given(text: str) -> list[str]:
             whole = [text] if 2 <= len(text) <= 4 and text.startswith(family) else []  # a title that is a name
