@@ -285,8 +285,12 @@ def _capitalised_runs(text: str) -> list[tuple[list[str], str]]:
 def _heading_names(heading: Sentence, page_names: frozenset[str]) -> set[str]:
     """The names a section heading gives: its words that the page also writes as names inside its
     sentences (a heading "Pierre Curie" on a page that says "…with Pierre Curie"; not "Ecology",
-    "Services"); in Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
-    out = {tx.stem(w.lower()) for w in re.findall(r"\b[A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+", heading.text)} & page_names
+    "Services"), when they are most of it (a heading that names, not "Move to English"); in
+    Chinese, a person or a named place or body (李四, 白沙湖; not 历史沿革)."""
+    words = re.findall(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+", heading.text)
+    out = {tx.stem(w.lower()) for w in words if w[0].isupper()} & page_names
+    if len(out) * 2 < len(words):
+        out = set()
     if _HAN.search(heading.text):
         out |= set(tx.zh_people(heading.text)) | {m.group(0) for m in tx.zh_places(heading.text)}
     return out
