@@ -144,6 +144,14 @@ def check_names(
     # whom the passage speaks of is read in the sentence that states the claim (the anchor), not in
     # a neighbour joined for a word ("…by TSMC. Quillon said laptops…": Quillon is no rival)
     own = [anchor] if anchor is not None else passage
+    # "全县…", "全市…": the whole county or city the page is about, whatever section it stands in
+    whole = re.match(r"\W*全([县市省区镇乡村])", " ".join(s.text for s in own))
+    if whole and missing:
+        subject = [lead, *around.headings[-1:]]
+        missing = [
+            n for n in missing
+            if not (not tx.is_latin(n) and n.endswith(whole.group(1)) and any(_name_found(n, x.tokens, x.text) for x in subject))
+        ]  # fmt: skip
     if missing and _refers_to_context(" ".join(s.text for s in own), _subjects(own, names, page_text) - claim_words):
         stems = {tx.stem(n) if tx.is_latin(n) else n for n in names}
         for level in around.levels:
