@@ -380,7 +380,7 @@ _COLUMN_UNIT = re.compile(
 )
 # A table row whose label names the unit of all its cells: "二手住房成交套数（万套）; 2021年 8.7; 2023年 9.6".
 _ROW_UNIT = re.compile(
-    r"[^;；]*?[（(]\s*([$£€¥])?\s*(万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m)?\s*([^\s()（）\d]{0,4})\s*[)）][^;；\d]*[;；]", re.I
+    r"[^;；]*?[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([^\s()（）\d]{0,4})\s*[)）][^;；\d]*[;；]"
 )
 _ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期|年间|年来|年内|年中)")
 _ZH_TIME_UNITS = {

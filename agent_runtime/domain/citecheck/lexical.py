@@ -498,21 +498,20 @@ def _gathers(statement: str) -> bool:
 
 
 def _clause_of(statement: str, fact: str) -> tuple[set[str], tuple[int, int]]:
-    """The words of the clause of `statement` in which `fact` (its text) is said, and where the
-    clause is; with the clauses before it while it has fewer than two words ("re-elected in 1987
-    and 1991": 1991 is re-elected too; "After settling in Mobile, Alabama, in 1946")."""
+    """The words of the clause of `statement` in which `fact` (its text) is said, with the clauses
+    before it while it has fewer than two words ("re-elected in 1987 and 1991": 1991 is re-elected
+    too; "After settling in Mobile, Alabama, in 1946"); and where the clause itself is."""
     at = statement.find(fact)
     if at < 0:
         return set(), (0, 0)
     marks = [m.end() for m in _FACT_CLAUSE.finditer(statement, 0, at)]
     stop = next((m.start() for m in _FACT_CLAUSE.finditer(statement, at + len(fact))), len(statement))
     words: set[str] = set()
-    start = 0
     for start in [*reversed(marks), 0]:
         words = {w for w in tx.content_tokens(statement[start:stop]) if not w[0].isdigit()}
         if len(words) >= 2:
             break
-    return words, (start, stop)
+    return words, ((marks or [0])[-1], stop)  # the words, and the clause's own place
 
 
 def _lead_to(sentence: Sentence, figure: str) -> str:
