@@ -66,12 +66,19 @@ def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity) -> list[fl
             if x:
                 out.append(y / x * 100)
         return out
-    if a.kind != b.kind or not a.compatible(b) or not claimed.compatible(a):
+    if a.kind != b.kind or not _alike(a, b) or not _alike(claimed, a):
         return []
     out = [abs(x - y), x + y]
     if claimed.measure == "" and min(abs(x), abs(y)) > 0:
         out += [max(abs(x), abs(y)) / min(abs(x), abs(y))]  # "three times as many"
     return out
+
+
+def _alike(a: fx.Quantity, b: fx.Quantity) -> bool:
+    """Whether two figures count alike: compatible, or both counting things a word names (31 crew
+    and four passengers are 35 people aboard)."""
+    plain = fx.UNIT_MEASURES | fx.CURRENCIES
+    return a.compatible(b) or (a.kind == b.kind == "number" and a.measure not in plain and b.measure not in plain)
 
 
 def _close(claimed: fx.Quantity, value: float, slack: float = 0.0) -> bool:

@@ -143,6 +143,10 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:%|percent|per cent))", re.I), "md_en"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b", re.I), "dm_en"),
     (re.compile(r"(?<!\d)(\d{4}|" + _ZH_YEAR + r")\s*年(?!\s*(?:\d{1,2}|[一二三四五六七八九十]{1,2})\s*月)(?!代)"), "y"),
+    # a year after "in", "since", "by"…: a year whatever follows ("a plan adopted in 2019 closes…")
+    (re.compile(
+        r"(?:(?<=\bin )|(?<=\bby )|(?<=\bsince )|(?<=\buntil )|(?<=\bafter )|(?<=\bbefore )|(?<=\bduring ))"
+        r"(1[89][0-9]{2}|20[0-9]{2})(?![\d%％])(?![,.]\d)(?!\s*(?:per\s*cent|percent))", re.I), "y"),
     # the second of two years joined ("the 2011 and 2021 censuses"): a year whatever noun follows
     (re.compile(r"(?:(?<=\d{4} and )|(?<=\d{4} or )|(?<=\d{4} to )|(?<=\d{4}-)|(?<=\d{4}–)|(?<=\d{4}和)|(?<=\d{4}、)|(?<=\d{4}与))(1[89][0-9]{2}|20[0-9]{2})(?![\d%％])(?![,.]\d)"), "y"),
     (re.compile(r"(?<![\d,.$€£¥])(1[89][0-9]{2}|20[0-9]{2})(?!\d|[,.]\d|\s*%)(?!\s*(?:年|[%％]|[A-Za-z]*\s*(?:per\s*cent|percent)))(?!\s+(?!years\b|seasons\b)[a-z]{2,}[a-hj-rtv-z]s\b)(?!\s*[个名人家台辆件份亿万千百元美])"), "y"),

@@ -226,15 +226,15 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
 
     near_figures = list(dict.fromkeys([*passage, *window, *elsewhere, *around.levels]))  # what a claim could work figures out of
     related = check_relations(statement, claim_facts, window)
-    # a relation read against two figures the claim may not mean: when two others of the page give
-    # the claim's worked-out figure exactly, the claim is unconfirmed, not contradicted
+    # a relation read against two figures the claim may not mean: when the page states the claim's
+    # change, or two others of its figures give it, the claim is unconfirmed, not contradicted
     def worked_out(q: fx.Quantity) -> bool:
         figures = [p for x in near_figures for p in x.facts.quantities]
         return derivable(q, figures, [d for x in near_figures for d in scoped_dates(x)])
 
     # (not when the claim names the two dates or ordinals its figures are paired by)
     paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(
-        is_change(statement, q) and not any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) and worked_out(q)
+        is_change(statement, q) and (any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) or worked_out(q))
         for q in claim_facts.amounts
     )
     (soft if paired_otherwise else hard).extend(related.hard)
@@ -257,7 +257,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     if len(claim_facts.ordinals) > 1:
         headings = {h: None for s in sentences for h in s.headings}  # each heading once
         page = [*sentences, *heading_sentences("", tuple(headings))]
-    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around, page)
+    ordinal_hard, ordinal_soft = _check_ordinals(claim_facts, sentences[anchor], passage, around, page, sentences, _gathers(statement))
     hard += ordinal_hard
     soft += ordinal_soft
     # the page's names: words it capitalises inside sentences and never writes in lower case (a
@@ -364,6 +364,7 @@ def _check_amounts(
     A quantity the page never states is unsupported."""
     hard: list[Reason] = []
     soft: list[Reason] = []
+    years = {float(d.y) for d in claim.dates if d.y is not None}
     for k, q in enumerate(claim.amounts):
         if k in explained:  # a change the source's two figures give (up 12%, six days later)
             continue
@@ -372,6 +373,7 @@ def _check_amounts(
         rivals = [
             p for p in fx.candidates(q, anchor.facts.quantities)
             if not fx.satisfies(q, p) and not any(fx.satisfies(o, p) for o in others)
+            and p.value not in years  # "a plan adopted in 2019 closes…": the claim's year, read as a count
         ]  # fmt: skip
         if holders and (anchor in holders or not rivals):
             continue
@@ -441,10 +443,17 @@ def _check_dates(
 
 
 def _check_ordinals(
-    claim: fx.Facts, anchor: Sentence, passage: list[Sentence], around: Context, page: list[Sentence]
+    claim: fx.Facts,
+    anchor: Sentence,
+    passage: list[Sentence],
+    around: Context,
+    page: list[Sentence],
+    everywhere: tuple[Sentence, ...] = (),
+    gathers: bool = False,
 ) -> tuple[list[Reason], list[Reason]]:
     """Each ordinal of the claim in the passage or the headings above it ("## 第七次人口普查");
-    another ordinal there is a contradiction, none at all leaves the claim weak."""
+    another ordinal there is a contradiction (unless the claim `gathers` facts and the page gives
+    its ordinal `everywhere` else), none at all leaves the claim weak."""
     hard, soft = [], []
     stated = [p for s in passage for p in s.facts.ordinals]
     scoped = [p for h in around.headings for p in h.facts.ordinals]
@@ -455,8 +464,11 @@ def _check_ordinals(
         # "与第六次普查相比…第七次普查时": one ordinal is the passage's, the other another section's
         if met and any(q.value == p.value for s in page for p in s.facts.ordinals):
             continue
-        if stated:
-            hard.append(Reason("ordinal", said=q.text, found=", ".join(dict.fromkeys(p.text for p in stated))))
+        reason = Reason("ordinal", said=q.text, found=", ".join(dict.fromkeys(p.text for p in stated)))
+        if stated and not (gathers and any(q.value == p.value for s in everywhere for p in s.facts.ordinals)):
+            hard.append(reason)
+        elif stated:  # a summary's "第12届", said where the page names the event, not in this passage
+            soft.append(reason)
         else:
             soft.append(Reason("ordinal_absent", said=q.text))
     return hard, soft
