@@ -336,7 +336,22 @@ def extract(text: str, *, strict: bool) -> Facts:
         kind = "percent" if m.group(1) else "number"
         bound, said = _bound(text, m.start(), m.end())
         quantities.append(Quantity(value, unit, kind, said, bound, not m.group(1)))  # type: ignore[arg-type]
-    return Facts(tuple(_measured(text, q) for q in quantities), tuple(dates))
+    used: set[int] = set()
+    return Facts(tuple(_measured(text, q, _locate(text, q.text, used)) for q in quantities), tuple(dates))
+
+
+def _locate(text: str, said: str, used: set[int]) -> int:
+    """Where a quantity as written stands in the text: the first place not yet given to another
+    where it is a whole token (the 14 of "its 14 libraries", not the 14 of "£14m")."""
+    places = [m.start() for m in re.finditer(re.escape(said), text)] if said else []
+    whole = [
+        at for at in places
+        if at not in used and not re.match(r"[A-Za-z\d%％]|[.,]\d", text[at + len(said) : at + len(said) + 2])
+        and not re.search(r"\d[.,]?$", text[:at])
+    ]  # fmt: skip
+    at = (whole or [p for p in places if p not in used] or [-1])[0]
+    used.add(at)
+    return at
 
 
 _TIME_UNITS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30.4, "year": 365.25, "decade": 3652.5}
@@ -394,12 +409,10 @@ _ZH_TIME_UNITS = {
 UNIT_MEASURES = frozenset({"km2", "m2", "m", "kg"})  # measures that are units (a claim may write them otherwise)
 
 
-def _measured(text: str, q: Quantity) -> Quantity:
-    """The quantity with what it counts; one of time (ten days, two weeks) as a duration in days."""
-    if q.kind == "ordinal":
-        return q
-    at = text.find(q.text)
-    if at < 0:
+def _measured(text: str, q: Quantity, at: int) -> Quantity:
+    """The quantity with what it counts; one of time (ten days, two weeks) as a duration in days.
+    `at`: where it stands in the text."""
+    if q.kind == "ordinal" or at < 0:
         return q
     start, end = at, at + len(q.text)
     before = text[max(0, start - 2) : start].strip()

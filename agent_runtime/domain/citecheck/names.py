@@ -189,8 +189,13 @@ def check_names(
         topic = [around.headings[-1], lead]  # "…in the 2020 Norrvik municipal election" on the page of that election
         opening = _claim_opening(claim)
         missing = [n for n in missing if _name_found(n, opening.tokens, opening.text) or not any(_name_found(n, t.tokens, t.text) for t in topic)]
-    if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere
-        missing = [n for n in missing if not any(_name_found(n, s.tokens, s.text) for s in elsewhere)]
+    # (read in the passage and the headings above it: a sentence before it may name a brother)
+    read = " ".join(x.text for x in [*passage, *around.headings])
+    if missing and not rivals and not blocked:  # no rival name in the passage: one said elsewhere, unless
+        missing = [  # the passage's subject bears the claim's surname with another given name
+            n for n in missing
+            if _borne_by_another(n, claim, read) or not any(_name_found(n, s.tokens, s.text) for s in elsewhere)
+        ]  # fmt: skip
     named = {n: _named_earlier(n, claim, text, earlier) for n in shortened}
     other_person = [n for n in shortened if named[n] is False]  # the page's last "… Curie" was someone else
     missing += [n for n in shortened if named[n] is None]
@@ -199,8 +204,6 @@ def check_names(
     # What shows the passage speaks of someone else: a section about another, a page's "Marie
     # Curie" where the claim says "Pierre Curie", a surname last given to another; else a name the
     # page gives elsewhere only leaves the claim unconfirmed.
-    # (read in the passage and the headings above it: a sentence before it may name a brother)
-    read = " ".join(x.text for x in [*passage, *around.headings])
     # the sentence stating the claim has a subject of its own, named, that the claim does not name
     # ("Paris hosted the event in 2019" for "Lyon hosted the event in 2019")
     opening = _claim_opening(claim)

@@ -1,0 +1,195 @@
+"""`unsupported` only on evidence: the page states otherwise, or never states the claim's name or
+figure at all. A name or figure the page gives elsewhere than the passage — a summary gathers them
+from all over a page — leaves the claim `weak` (not confirmed), never marked †. Figures are read as
+people write them: units, table columns, rounding, worked out of two of the page's figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_runtime import check_citation
+
+FERRY = """# MV Kestrel Star
+
+**MV *Kestrel Star*** is a roll-on/roll-off ferry operated by Orcadia Ferries between Scarra and Mainport.
+
+Builder: Bayport Marine, Dundee
+Launched: 22 May 1997
+Length: 112.4 m
+Capacity: 600 passengers, 160 cars
+
+## History
+
+She entered service on 3 March 1998, replacing the MV *St Brendan*, which had operated the route since 1974.
+The crossing takes about 95 minutes. In 2019 the company carried 214,000 passengers on the route.
+
+## Incidents
+
+On 11 January 2005 she lost power in a storm and drifted for six hours before a tug reached her.
+"""
+
+BUDGET = """# Bransford councillors approve £412m budget
+
+Bransford City Council has approved a £412 million budget for 2024–25 that will raise council tax by 4.99%.
+
+Spending by service:
+
+- Adult social care: £148m (up from £131m)
+- Libraries, leisure and culture: £14m (down from £17m)
+
+Council leader Sarah Okonedo said rising demand for adult care was "swallowing everything else". The authority plans to close two of its 14 libraries.
+"""
+
+MINER = """# Karrendale Mining posts record copper output but profit slips
+
+| Measure | FY2023 | FY2024 |
+|---|---|---|
+| Revenue (A$m) | 2,410 | 2,655 |
+| Net profit after tax (A$m) | 512 | 436 |
+
+Chief executive Tom Hadley said higher diesel and labour costs had weighed on margins.
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # a name and a figure the page gives in its infobox, while the passage is elsewhere
+        ("The Kestrel Star, a 112-metre ferry in service since March 1998, can carry 600 passengers and 160 cars.", FERRY),
+        # figures from a list item and a later paragraph, in one sentence
+        ("Bransford's budget cuts spending on libraries, leisure and culture from £17m to £14m, and the council plans to close two of its 14 libraries.", BUDGET),
+        # a table whose rows say their unit, A$m
+        ("Karrendale's net profit after tax fell from A$512 million in FY2023 to A$436 million in FY2024.", MINER),
+    ],
+)
+def test_a_report_sentence_gathering_what_the_page_says_in_several_places_is_never_flagged(claim: str, source: str) -> None:
+    result = check_citation(claim, source, title=source.splitlines()[0].lstrip("# "))
+    assert result.verdict != "unsupported", result.explain()
+
+
+def test_a_name_the_page_gives_elsewhere_is_unconfirmed_and_one_it_never_gives_is_unsupported() -> None:
+    elsewhere = check_citation("The St Brendan was replaced by the Kestrel Star after a storm in 2005.", FERRY, title="MV Kestrel Star")
+    assert elsewhere.verdict != "supported"
+    invented = check_citation("The Kestrel Star was built by Ferguson Marine of Port Glasgow.", FERRY, title="MV Kestrel Star")
+    assert invented.verdict == "unsupported"
+    assert "Ferguson" in invented.explain()
+
+
+def test_a_figure_the_page_never_gives_is_unsupported_and_one_worked_out_of_two_is_not() -> None:
+    invented = check_citation("In 2019 the company carried 260,000 passengers on the route.", FERRY, title="MV Kestrel Star")
+    assert invented.verdict == "unsupported" and "214,000" in invented.explain()
+    worked_out = check_citation("The St Brendan served the route for 24 years before the Kestrel Star replaced it.", FERRY, title="MV Kestrel Star")
+    assert worked_out.verdict != "unsupported", worked_out.explain()  # 1974 to 1998
+    wrong_span = check_citation("The St Brendan served the route for 37 years before the Kestrel Star replaced it.", FERRY, title="MV Kestrel Star")
+    assert wrong_span.verdict != "supported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        ("Its maximum depth is about 1.6 km.", "Its maximum depth is 1,642 metres.", "supported"),
+        ("Its maximum depth is about 2.6 km.", "Its maximum depth is 1,642 metres.", "unsupported"),
+        ("The creamery beside the river employs around 650 staff.", "The creamery beside the river employs about 650 people.", "supported"),
+        ("线路全长24.6公里。", "线路全长24.6千米，设车站19座。", "supported"),
+        ("线路全长26.4公里。", "线路全长24.6千米，设车站19座。", "unsupported"),
+        ("2024年教育支出预算为21.6亿元。", "项目 教育; 2024年预算（亿元） 21.6; 比上年增长 7.0%", "supported"),
+        ("行程由约2小时缩短至约20分钟。", "通车前行程约需2小时；通车后缩短至约20分钟。", "supported"),
+        ("The tram routes were converted to buses over five years.", "Over the next five years the routes were converted to buses.", "supported"),
+        ("In the 2021–22 season they had 78 points.", "season 2021–22; position 4th; points 78", "supported"),
+    ],
+)
+def test_figures_are_read_as_people_write_them(claim: str, source: str, verdict: str) -> None:
+    assert check_citation(claim, source).verdict == verdict, check_citation(claim, source).explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        # the source's "not" denies what the claim does not say
+        ("Its first product, the TR-1 arm, was aimed at small electronics assemblers.",
+         "Its first product, the TR-1 arm, was aimed at small electronics assemblers that could not afford industrial robots.", "supported"),
+        ("The TR-1 arm did not go on sale in 2012.", "The TR-1 arm went on sale in 2012.", "unsupported"),
+        ("The bridge opened in 2007.", "The bridge did not open in 2007; it opened in 2009.", "unsupported"),
+        ("罚款最高不超过200元。", "拒不改正的，处50元以上200元以下罚款。", "supported"),
+    ],
+)  # fmt: skip
+def test_a_negation_counts_for_what_its_next_words_deny(claim: str, source: str, verdict: str) -> None:
+    assert check_citation(claim, source).verdict == verdict, check_citation(claim, source).explain()
+
+
+SHIPWRECK = """# SS Marguerite Vale
+
+The SS *Marguerite Vale* sailed from Liverpool with 31 crew and four passengers. Her master was Captain James Pendry, 52; his son Thomas Pendry, 19, was serving as third mate.
+
+## Final voyage
+
+On the night of 9 January, in a blizzard, the ship struck the Gannet Ledges. Captain Pendry ordered the boats to be lowered, but heavy seas smashed two of them.
+"""
+
+SCHOOL = """# 柳塘县第二中学督导评估报告
+
+学校现有在校学生2,316人。校长郑婉清自2019年起任职，分管教学的副校长为郑志刚。
+
+## 主要成绩
+
+督导组认为，郑校长推动的“小班分层走班”改革成效明显。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        ("Captain James Pendry ordered the boats to be lowered after the ship struck the Gannet Ledges.", SHIPWRECK, "supported"),
+        ("Thomas Pendry ordered the boats to be lowered after the ship struck the Gannet Ledges.", SHIPWRECK, "unsupported"),
+        ("督导组认为，郑婉清推动的“小班分层走班”改革成效明显。", SCHOOL, "supported"),
+        ("督导组认为，郑志刚推动的“小班分层走班”改革成效明显。", SCHOOL, "unsupported"),
+        ("Ciudad Real's only goal came from a penalty by Marco Díaz.", "Ciudad Real's only goal came from a penalty by Marco Díaz in the 80th minute.", "supported"),
+    ],
+)
+def test_a_person_called_by_title_and_surname_is_whom_the_page_called_so_in_full(claim: str, source: str, verdict: str) -> None:
+    result = check_citation(claim, source, title=source.splitlines()[0].lstrip("# "))
+    assert result.verdict == verdict, result.explain()
+
+
+SINGER = """# Nadia Castellane
+
+**Nadia Castellane** (born 3 May 1984) is a Canadian singer. Her older brother, Luc Castellane, is a record producer.
+
+## Career
+
+### Move to English
+
+She signed with the London label Halyard Records in 2013.
+"""
+
+QUAKE = """# 石门县5.8级地震已造成9人遇难
+
+7月21日，石门县发生5.8级地震。
+
+## 灾情
+
+### 白水镇
+
+白水镇倒塌房屋83间。全县累计紧急转移安置群众1.2万人，共有37所学校停课。
+"""
+
+
+def test_a_heading_that_mentions_a_name_does_not_take_the_passage_from_the_pages_subject() -> None:
+    assert check_citation("Nadia Castellane signed with the London label Halyard Records in 2013.", SINGER, title="Nadia Castellane").verdict == "supported"
+    assert check_citation("Luc Castellane signed with the London label Halyard Records in 2013.", SINGER, title="Nadia Castellane").verdict == "unsupported"
+
+
+def test_the_whole_county_is_the_pages_county_whatever_section_it_stands_in() -> None:
+    result = check_citation("石门县累计紧急转移安置群众1.2万人，全县有37所学校停课。", QUAKE, title="石门县5.8级地震已造成9人遇难")
+    assert result.verdict == "supported", result.explain()
+
+
+NEWS_ZH = """# 强降雨致永川县12.4万人受灾
+
+新华社长沙7月9日电 7月7日至8日，永川县遭遇强降雨。湖南省应急管理厅8日已派出工作组赶赴永川。截至9日中午，通信已全部恢复。
+"""
+
+
+@pytest.mark.parametrize("claim", ["湖南省应急管理厅于7月8日派出工作组赶赴永川。", "截至9日中午，永川县通信已全部恢复。"])
+def test_a_day_alone_in_the_news_is_a_day_of_its_month(claim: str) -> None:
+    assert check_citation(claim, NEWS_ZH).verdict == "supported", check_citation(claim, NEWS_ZH).explain()
