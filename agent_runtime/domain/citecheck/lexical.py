@@ -228,9 +228,10 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     related = check_relations(statement, claim_facts, window)
     # a relation read against two figures the claim may not mean: when the page states the claim's
     # change, or two others of its figures give it, the claim is unconfirmed, not contradicted
-    def worked_out(q: fx.Quantity) -> bool:
-        figures = [p for x in near_figures for p in x.facts.quantities]
-        return derivable(q, figures, [d for x in near_figures for d in scoped_dates(x)])
+    def worked_out(q: fx.Quantity, among: list[Sentence] | None = None) -> bool:
+        """Whether two figures of the sentences near the claim's (or of `among`) give `q`."""
+        pool = near_figures if among is None else among
+        return derivable(q, [p for x in pool for p in x.facts.quantities], [d for x in pool for d in scoped_dates(x)])
 
     # (not when the claim names the two dates or ordinals its figures are paired by)
     paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(
@@ -353,7 +354,7 @@ def _check_amounts(
     explained: frozenset[int],
     page: tuple[Sentence, ...],
     said_where: Callable[[str, list[tuple[Sentence, str]]], bool],
-    worked_out: Callable[[fx.Quantity], bool],
+    worked_out: Callable[..., bool],
     compares: bool,
     gathers: bool = False,
 ) -> tuple[list[Reason], list[Reason]]:
@@ -393,7 +394,10 @@ def _check_amounts(
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
             # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
-            small_word = small_word or (not stated and compares and q.kind != "percent" and worked_out(q)) or (stated and gathers)
+            # (a share of percentage points only out of the passage's own shares: 16.8% against 21.3%)
+            small_word = small_word or (stated and gathers) or (
+                not stated and compares and (worked_out(q, passage) if q.kind == "percent" else worked_out(q))
+            )
         else:
             reason = Reason("value_absent", said=q.text)
             # stated elsewhere on the page, where the passage's words do not lead, or worked out of
