@@ -14,8 +14,10 @@ JSONL, read and checked by tests/support/labelled.py, which says their format):
   the same kinds and `report_true` (sentences as a research report writes them), written later by
   four more writers apart who never saw the rules; the second held-out set measures how the rules
   made on the first sets carry to pages nobody here has read;
-- context dev 3: context3_pairs_{en,zh}.jsonl — 320 more claims on 40 more pages, by two more writers,
-  read while the rules were made after the second sets were measured;
+- context dev 3 and 4: context{3,4}_pairs_{en,zh}.jsonl — 640 more claims on 80 more pages, by four
+  more writers, read while the rules were made after the second sets were measured;
+- context held-out 3: heldout3_context_{en,zh}.jsonl — 320 claims on 40 pages by two more writers,
+  measured twice (when written, and at the end), never read pair by pair;
 - earlier: tests/data/citations/pairs.jsonl (the first set, 230 pairs, its sources in sources/).
 
 Per kind and language: how many pairs, and the share judged supported / weak / unsupported. For
@@ -25,7 +27,7 @@ Then the same through the model-judge path (prompt, batching per source, reply p
 check) with a scripted judge that answers from the labels and quotes the source (a ceiling), and
 with one that invents its quotes (all rejected: the lexical verdicts stand). Then time per 100 pairs.
 
-    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|context-dev-3]
+    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|context-dev-3|context-dev-4]
 """
 
 from __future__ import annotations
@@ -128,7 +130,9 @@ def main() -> None:
     errors = sys.argv[sys.argv.index("--errors") + 1].replace("-", " ") if "--errors" in sys.argv else None
     run_check(load("dev")[-1])  # jieba's dictionary loads once (~1 s): not a cost of any one set
     held: list[tuple[dict[str, Any], str]] = []
-    for name in ("dev", "heldout", "context dev", "context heldout", "context dev 2", "context heldout 2", "context dev 3", "earlier"):
+    sets = ("dev", "heldout", "context dev", "context heldout", "context dev 2", "context heldout 2", "context dev 3",
+            "context dev 4", "context heldout 3", "earlier")  # fmt: skip
+    for name in sets:
         pairs = load(name)
         if not pairs:
             continue
@@ -189,6 +193,8 @@ def goals(held: list[tuple[dict[str, Any], str]]) -> None:
     _goals(held)
     print("\n== goals, on the second held-out page set alone ==")
     _goals([(p, v) for p, v in held if p["id"].startswith("h2-")])
+    print("\n== goals, on the third held-out page set alone ==")
+    _goals([(p, v) for p, v in held if p["id"].startswith("h3-")])
 
 
 def _goals(held: list[tuple[dict[str, Any], str]]) -> None:
