@@ -118,7 +118,10 @@ class _Figure:
 def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> Relations:
     """The relation of the claim's figures checked against the figures of `sentences` (the passage
     and the sentences around it, in the source's order)."""
-    up, down = _UP.search(claim), _DOWN.search(claim)
+    # a name is no direction ("the Harrow Falls cycle", "Rose Bay"): capitalised words inside the
+    # sentence are left out
+    plain = re.sub(r"(?<=[^\W\d_] )[A-Z][a-z]+\b", lambda m: " " * len(m.group(0)), claim)
+    up, down = _UP.search(plain), _DOWN.search(plain)
     worded = bool(up or down)  # a change in time (rose, fell), not only a comparison (longer than)
     for q in facts.amounts:  # "50% more … than": the direction follows the figure
         at = claim.find(q.text)
@@ -161,7 +164,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
     # a level the claim gives, as the source gives it (not a change of the source's: "fell by 17%")
     to = next((f for f in figures if fx.satisfies(targets[-1], f.quantity) and not f.change), None) if targets else None
     start: _Figure | None = None
-    if to is None and (changes or factor):  # "rose by 8%", "4倍" alone: between two figures of one kind
+    given = [q for k, q in enumerate(facts.amounts) if k not in changes]  # the levels the claim gives itself
+    if to is None and (changes or factor) and len(given) < 2:  # "rose by 8%", "4倍" alone: between two figures of one kind
         own = changes - (_within(claim, facts, factor[1]) if factor else set())  # "eight" of "eight times" is no change
         pair = _pair_for(facts.amounts[min(own)] if own else None, claim, facts, figures, sentences)
         if pair:
@@ -177,7 +181,7 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
             hard += _check_order(order.group(0), bool(most), to, figures)
             borne += [] if hard else [order.group(0)]
     elif to is not None and bool(up) != bool(down):
-        start = start or _start(claim, facts, targets, to, figures)
+        start = start or _start(claim, facts, targets, to, figures, sum(q.kind == to.quantity.kind for q in given))
         if start is not None:
             said = up or down
             told = " ".join(sentences[k].text for k in {start.sentence, to.sentence})
@@ -465,10 +469,11 @@ def _path(first: _Figure, last: _Figure) -> str:
 
 
 def _start(
-    claim: str, facts: fx.Facts, targets: list[fx.Quantity], to: _Figure, figures: list[_Figure]
+    claim: str, facts: fx.Facts, targets: list[fx.Quantity], to: _Figure, figures: list[_Figure], levels: int = 1
 ) -> _Figure | None:
     """The other figure of the relation, of the same kind and measure as `to`: one the claim gives
-    too ("from 380 to 412"; the one after "from" is the earlier), else the nearest in the source."""
+    too ("from 380 to 412"; the one after "from" is the earlier), else the nearest in the source —
+    unless the claim gives two `levels` itself, one of which the passage lacks (nothing to guess)."""
     def alike(f: _Figure) -> bool:
         return f is not to and f.quantity.kind == to.quantity.kind and f.quantity.measure == to.quantity.measure
 
@@ -481,7 +486,7 @@ def _start(
             marked = at >= 0 and bool(re.search(r"(?:\bfrom|由|从)\s*$", claim[:at], re.I))
             f = found[0]
             return replace(f, earlier=f.earlier or marked)
-    if len(targets) >= 2:
+    if len(targets) >= 2 or levels >= 2:
         return None  # the claim names both figures and the source lacks one: nothing to guess
     peers = [f for f in figures if alike(f) and f.quantity.value != to.quantity.value]
     if not peers:
@@ -496,7 +501,8 @@ def is_change(claim: str, q: fx.Quantity) -> bool:
     if at < 0:
         return False
     tail = claim[at + len(q.text) :]
-    return bool(_CHANGE_CUE.search(claim[:at]) or _MORE_AFTER.search(tail) or _LESS_AFTER.search(tail))
+    points = re.search(r"percentage\s+points?|\bpp\b|个百分点", q.text + tail[:20], re.I)  # a difference of two shares
+    return bool(points or _CHANGE_CUE.search(claim[:at]) or _MORE_AFTER.search(tail) or _LESS_AFTER.search(tail))
 
 
 def _size_agrees(change: fx.Quantity, first: float, last: float) -> bool | None:
