@@ -207,7 +207,7 @@ def check_names(
     # the sentence stating the claim has a subject of its own, named, that the claim does not name
     # ("Paris hosted the event in 2019" for "Lyon hosted the event in 2019")
     opening = _claim_opening(claim)
-    rival = _rival_subject(own[0], claim_words) if own else None
+    rival = _rival_subject(own[0], claim_words, page_names) if own else None
     # (a section about another speaks against the claim's subject, not against every name it
     # gives: "龙潭乡倒塌的房屋约为白水镇的五倍" in the section on 龙潭乡)
     contradicted = [
@@ -233,6 +233,11 @@ def _speaks_of_a_thing(text: str) -> bool:
     return refers is None or refers.group(0).lower().strip() not in ("he", "she", "his", "her", "they", "their", "他", "她")
 
 
+# The first words of places' names, which are no given names ("Lake Wollomai", "Mount Teravai").
+_PLACE_WORDS = frozenset(
+    """lake mount river port fort cape saint st north south east west new old upper lower great little
+    bay glen loch isle lough mountain""".split()  # noqa: SIM905
+)
 # Titles a person is called by with the surname alone ("Captain Pendry", "Judge Okafor").
 _RANKS = frozenset(
     """captain colonel general major lieutenant sergeant admiral commander judge justice bishop father sister
@@ -240,20 +245,22 @@ _RANKS = frozenset(
 )
 
 
-def _rival_subject(sentence: Sentence, claim_words: set[str]) -> str | None:
+def _rival_subject(sentence: Sentence, claim_words: set[str], page_names: frozenset[str] = frozenset()) -> str | None:
     """The name that opens a sentence as its subject ("Paris hosted…"), when the claim does not
-    give it: the claim's own subject, missing there, is contradicted."""
+    give it: the claim's own subject, missing there, is contradicted. A capitalised opener counts
+    as a name only when the page also writes it so inside a sentence ("Seismometers recorded…" is
+    no rival)."""
     first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?:\s+[A-Z][a-z'’-]+)*\s+(?:[a-z]+ed|has|had|is|was|were|won|lost|hosted|said)\b", sentence.text)
     if not first or tx.stem(first.group(1).lower()) in claim_words or first.group(1).lower() in tx.STOP:
         return None
     word = tx.stem(first.group(1).lower())
-    return word if word in sentence.names or sentence.opener == word or word not in sentence.plain else None
+    return word if word in sentence.names or word in page_names else None
 
 
 def _borne_by_another(name: str, claim: str, read: str) -> bool:
     """Whether the claim's given name `name` comes before a surname that what the reader has read
     gives with another given name: "Pierre Curie" where the passage's context says "Marie Curie"."""
-    if not tx.is_latin(name):
+    if not tx.is_latin(name) or name in _PLACE_WORDS:
         return False
     run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
     if not run:
