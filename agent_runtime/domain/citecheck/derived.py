@@ -31,8 +31,8 @@ def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Itera
     small = not written or (float(written.group(1).replace(",", "")) < _SMALL and "." not in written.group(1))
     if claimed.kind == "ordinal" or (claimed.kind == "number" and small):
         return False
-    if claimed.bound not in ("eq", "approx", "nearly"):  # "more than 150": a range some pair falls in by chance
-        return False
+    if claimed.bound not in ("eq", "approx", "nearly") and claimed.kind != "percent":
+        return False  # "more than 150": a range some pair falls in by chance (a share's bound is narrower: "more than a third")
     if claimed.kind == "duration":  # "for 24 years", "约四个月后": the span between two dates
         months = sorted({(d.y, d.m) for d in dates if d.y is not None})[:MAX_FIGURES]
         for (y1, m1), (y2, m2) in combinations(months, 2):
@@ -84,6 +84,10 @@ def _alike(a: fx.Quantity, b: fx.Quantity) -> bool:
 def _close(claimed: fx.Quantity, value: float, slack: float = 0.0) -> bool:
     """Whether a worked-out value is the claim's at the claim's precision (or its bound's)."""
     v = claimed.value
+    if claimed.bound in ("gt", "ge"):  # "more than a third", 超过六成: above it, by less than half again
+        return v <= value <= min(100.0, v * 1.5) if claimed.kind == "percent" else False
+    if claimed.bound in ("lt", "le"):
+        return v * 0.5 <= value <= v if claimed.kind == "percent" else False
     if claimed.bound in ("approx", "nearly"):
         tolerance = 0.075 * abs(v) + claimed.unit / 2
     else:

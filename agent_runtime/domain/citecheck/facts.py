@@ -248,6 +248,11 @@ def extract(text: str, *, strict: bool) -> Facts:
             continue  # "First, …": a connective
         if word and word.lower() == "second" and re.match(r"s?\b", text[m.end() :]) and re.search(r"\d\s*$", text[: m.start()]):
             continue  # "30 seconds"
+        if word and re.search(r"\b(?:a|one|two|three)\s+$", text[: m.start()], re.I) and (
+            re.match(r"s?(?:\s+(?:of|were|was|are|is|have|had|went|came)\b|\s*[,.;:])", text[m.end() :])
+            or re.search(r"\b(?:about|around|roughly|nearly|almost|over|under|just|than|some)\s+(?:a|one|two|three)\s+$", text[: m.start()], re.I)
+        ):
+            continue  # "a third of", "around a third were": a share, read below
         rank = _ORDINALS[word.lower()] if word else int(digits) if digits else _small_int(zh) if zh else 1
         if rank and take(m.start(), m.end()):
             quantities.append(Quantity(float(rank), 1.0, "ordinal", m.group(0), "eq", True))
@@ -366,7 +371,7 @@ _NOT_MEASURES = frozenset(
     """of in to and or the a an at on for from by than as per cent percent more less over under up
     between since after before during with within into across among against about around until till
     while when where which that who this these those was were is are be been had has have will would
-    can could may might it its their his her our each every living""".split()  # noqa: SIM905
+    can could may might it its their his her our each every living they we he she you i""".split()  # noqa: SIM905
     # (a word that cannot say what a figure counts: "grew by 553 between…", "6,482 living in…")
 )
 _CURRENCY = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "元": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp", "usd": "usd", "dollar": "usd", "pound": "gbp", "euro": "eur", "yuan": "cny"}
@@ -418,7 +423,7 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
     before = text[max(0, start - 2) : start].strip()
     measure = ""
     for sign in ("$", "£", "€", "¥"):
-        if before.endswith(sign) or q.text.lstrip("约近超过逾不到 ").startswith(sign):
+        if before.endswith(sign) or re.search(rf"{re.escape(sign)}\s*\d", q.text):  # "roughly €41 million"
             measure = _CURRENCY[sign]
     after = text[end : end + 40]
     column = None if measure or q.kind != "number" else _COLUMN_UNIT.search(text[max(0, start - 24) : start])
@@ -445,7 +450,7 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
     elif words and words[0] not in _NOT_MEASURES and re.match(r"[\s-]*[A-Za-z]", after):  # 11 weeks, an 11-week siege
         from agent_runtime.domain.citecheck.text import stem
 
-        measure = _CURRENCY.get(words[0], stem(words[0]))
+        measure = _CURRENCY.get(words[0], _CURRENCY.get(stem(words[0]), stem(words[0])))  # dollars: usd
     elif zh_time := _ZH_SPAN.match(after):  # 约2小时, 20分钟, 三个多月: a span of time
         measure = _ZH_TIME_UNITS[zh_time.group(1)]
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):

@@ -285,8 +285,8 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         soft += reasons
     matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
     negated = (
-        tx.negation_count(statement, tx.content_tokens(matching)) % 2
-        != tx.negation_count(matching, ordinary or words) % 2  # what the claim says of its names
+        tx.negation_count(statement, tx.content_tokens(matching), other=matching) % 2
+        != tx.negation_count(matching, ordinary or words, other=statement) % 2  # what the claim says of its names
     )
     flip = tx.opposite(statement, matching)
     if negated and not flip:
@@ -380,7 +380,11 @@ def _check_amounts(
             continue
         if not rivals and any(fx.satisfies(q, p) for s in elsewhere for p in s.facts.quantities):
             continue
-        if q.bound in ("eq", "approx") and said_where(q.text, [(s, p.text) for s in page for p in s.facts.quantities if fx.satisfies(q, p)]):
+        restated = [  # a bound only where the page writes the same bound ("more than £1.2 million")
+            (s, p.text) for s in page for p in s.facts.quantities
+            if fx.satisfies(q, p) and (q.bound in ("eq", "approx") or (p.bound == q.bound and p.value == q.value))
+        ]  # fmt: skip
+        if said_where(q.text, restated):
             continue  # a summary's figure, stated where the page speaks of what the claim's clause does
         small_word = q.value <= 10 and bool(re.fullmatch(r"[A-Za-z]+", q.text))
         # the passage gives the value, counting something the words call otherwise ("2,300 wild
@@ -391,12 +395,13 @@ def _check_amounts(
             )
         )  # fmt: skip
         stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
+        share = q.kind == "percent" and q.unit >= 2  # "a third", 六成, 三分之一: a share of a whole, no rate
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
             # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
             # (a share of percentage points only out of the passage's own shares: 16.8% against 21.3%)
             small_word = small_word or (stated and gathers) or (
-                not stated and compares and (worked_out(q, passage) if q.kind == "percent" else worked_out(q))
+                not stated and (compares or share) and (worked_out(q, passage) if q.kind == "percent" and not share else worked_out(q))
             )
         else:
             reason = Reason("value_absent", said=q.text)

@@ -207,7 +207,7 @@ def check_names(
     # the sentence stating the claim has a subject of its own, named, that the claim does not name
     # ("Paris hosted the event in 2019" for "Lyon hosted the event in 2019")
     opening = _claim_opening(claim)
-    rival = _rival_subject(own[0], claim_words, page_names) if own else None
+    rival = _rival_subject(own[0], claim_words, page_text) if own else None
     # (a section about another speaks against the claim's subject, not against every name it
     # gives: "龙潭乡倒塌的房屋约为白水镇的五倍" in the section on 龙潭乡)
     contradicted = [
@@ -245,7 +245,7 @@ _RANKS = frozenset(
 )
 
 
-def _rival_subject(sentence: Sentence, claim_words: set[str], page_names: frozenset[str] = frozenset()) -> str | None:
+def _rival_subject(sentence: Sentence, claim_words: set[str], page_text: str = "") -> str | None:
     """The name that opens a sentence as its subject ("Paris hosted…"), when the claim does not
     give it: the claim's own subject, missing there, is contradicted. A capitalised opener counts
     as a name only when the page also writes it so inside a sentence ("Seismometers recorded…" is
@@ -254,7 +254,8 @@ def _rival_subject(sentence: Sentence, claim_words: set[str], page_names: frozen
     if not first or tx.stem(first.group(1).lower()) in claim_words or first.group(1).lower() in tx.STOP:
         return None
     word = tx.stem(first.group(1).lower())
-    return word if word in sentence.names or word in page_names else None
+    named = re.search(rf"(?:[a-z,;] |\bthe ){re.escape(first.group(1))}\b", page_text)  # inside a sentence too
+    return word if word in sentence.names or named else None
 
 
 def _borne_by_another(name: str, claim: str, read: str) -> bool:

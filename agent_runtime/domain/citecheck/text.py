@@ -235,14 +235,15 @@ def _is_zh_number(word: str) -> bool:
     return bool(_ZH_NUMERAL.match(word))
 
 
-def negation_count(text: str, about: AbstractSet[str] | None = None) -> int:
+def negation_count(text: str, about: AbstractSet[str] | None = None, other: str = "") -> int:
     """The negation words of a clause: not, never, without, failed to…; 不, 没有, 未, 无, 非…
     ("no fewer than", "not only", "不到", "不少于" are bounds or connectives, not negations).
     With `about` (the other text's words), a negation whose next words speak of none of them is
     left out: it denies something the other text does not say ("…aimed at small assemblers that
     could not afford robots" denies nothing of a claim that it was aimed at small assemblers;
     "trials showing it could treat diarrhoea without intravenous drips" nothing of one that trials
-    were run)."""
+    were run). With `other` (the other text), a word that denies by its prefix ("inconsistent")
+    counts where the other text denies its root with a word ("not consistent")."""
     low = text.lower().replace("’", "'")
     low = re.sub(r"\bno (?:fewer|more|less|later|earlier|longer than)\b|\bnot only\b|\bnot least\b", " ", low)
     count = 0
@@ -252,6 +253,9 @@ def negation_count(text: str, about: AbstractSet[str] | None = None) -> int:
         scope = " ".join(re.findall(r"[a-z'-]+|\d[\d,.]*", low[m.end() :])[:4])  # what it denies: the next words
         if about is None or {w for w in content_tokens(scope) if not w[0].isdigit()} & about:
             count += 1
+    if other:  # "inconsistent" where the other text says "not consistent"
+        denied = {stem(w) for w in re.findall(r"\b(?:not|never|no)\s+([a-z]{5,})", other.lower())}
+        count += sum(1 for w in re.findall(r"\b(?:in|un|im|il|ir|non|dis)-?([a-z]{5,})", low) if stem(w) in denied)
     for run in _HAN_RUN.findall(text):
         at = 0
         for w in segment(run):
