@@ -24,9 +24,10 @@ MAX_FIGURES = 60
 _SMALL = 20.0
 
 
-def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Iterable[fx.Date]) -> bool:
+def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Iterable[fx.Date], *, products: bool = False) -> bool:
     """Whether `claimed` is what two of `figures` (the page's quantities), or two of its `dates`,
-    give."""
+    give; with `products` (the claim gives a share itself: "约三成转会费、即约3,600万元") also a share
+    of a whole."""
     written = re.match(r"\D*(\d[\d,]*(?:\.\d+)?)", claimed.text)  # the number as written (76 of 76毫米)
     small = not written or (float(written.group(1).replace(",", "")) < _SMALL and "." not in written.group(1))
     if claimed.kind == "ordinal" or (claimed.kind == "number" and small):
@@ -45,15 +46,18 @@ def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Itera
         return False
     peers = [f for f in list(figures)[:MAX_FIGURES] if f.kind != "ordinal" and f.kind != "duration"]
     for a, b in combinations(peers, 2):
-        for value in _worked_out(claimed, a, b):
+        for value in _worked_out(claimed, a, b, products):
             if _close(claimed, value):
                 return True
     return False
 
 
-def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity) -> list[float]:
+def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: bool = False) -> list[float]:
     """What a claim could work out of two figures, in the claim's kind."""
     x, y = a.value, b.value
+    if claimed.kind == "number" and {a.kind, b.kind} == {"number", "percent"}:  # 三成 of 1.2亿: 3,600万
+        share, whole = (a, b) if a.kind == "percent" else (b, a)
+        return [whole.value * share.value / 100] if products and _alike(claimed, whole) else []
     if claimed.kind == "percent":
         out = []
         if a.kind == b.kind == "percent":

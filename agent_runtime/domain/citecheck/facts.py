@@ -156,7 +156,7 @@ _DATE_PATTERNS = [
 NUMBER_RE = re.compile(r"\d+(?:[,.]\d+)*")  # where a figure written in digits stands in a text
 _NUM_RE = re.compile(
     r"(?<![A-Za-z\d.])(?<![A-Za-z\u4e00-\u9fff]-)(?<!\d{4}[–/-])(\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(\d+))?"
-    r"(\s*(?:%|％|percent\b|per\s+cent\b|percentage\s+points?\b|pp\b|个百分点))?"
+    r"(\s*(?:%|％|percent\b|per\s+cent\b|percentage\s+points?\b|pp\b|个多?百分点))?"
     r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千(?![米克瓦]))(?![A-Za-z]))?",
     re.I,
 )
@@ -293,6 +293,8 @@ def extract(text: str, *, strict: bool) -> Facts:
             pct = "%"  # 百分之10: a share written with digits
         exact = not (frac or scale or pct)
         bound, said = _bound(text, m.start(), end)
+        if pct and "多" in pct:
+            bound = "gt"  # 14个多百分点: more than 14 points
         quantities.append(Quantity(value, unit, "percent" if pct else "number", said.strip(), bound, exact))
     for m in _WORD_NUM_RE.finditer(text):
         if any(taken[m.start() : m.end()]):
@@ -406,10 +408,10 @@ _COLUMN_UNIT = re.compile(
 _ROW_UNIT = re.compile(
     r"[^;；]*?[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([^\s()（）\d]{0,4})\s*[)）][^;；\d]*[;；]"
 )
-_ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期|年间|年来|年内|年中)")
+_ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期|年间|年来|年内|年中|年(?![代底末初级前后度]))")
 _ZH_TIME_UNITS = {
     "小时": "hour", "分钟": "minute", "天": "day", "个月": "month", "个多月": "month", "周": "week", "星期": "week",
-    "年间": "year", "年来": "year", "年内": "year", "年中": "year",
+    "年间": "year", "年来": "year", "年内": "year", "年中": "year", "年": "year",
 }  # fmt: skip
 UNIT_MEASURES = frozenset({"km2", "m2", "m", "kg"})  # measures that are units (a claim may write them otherwise)
 

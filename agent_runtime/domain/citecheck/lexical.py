@@ -231,7 +231,8 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     def worked_out(q: fx.Quantity, among: list[Sentence] | None = None) -> bool:
         """Whether two figures of the sentences near the claim's (or of `among`) give `q`."""
         pool = near_figures if among is None else among
-        return derivable(q, [p for x in pool for p in x.facts.quantities], [d for x in pool for d in scoped_dates(x)])
+        shares = any(x.kind == "percent" for x in claim_facts.amounts)
+        return derivable(q, [p for x in pool for p in x.facts.quantities], [d for x in pool for d in scoped_dates(x)], products=shares)
 
     # (not when the claim names the two dates or ordinals its figures are paired by)
     paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(

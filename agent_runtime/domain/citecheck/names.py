@@ -180,7 +180,8 @@ def check_names(
             ]  # fmt: skip
             if not missing:
                 break
-            if heading and level is not around.headings[-1] and _heading_names(level, page_names) - stems:
+            # (a heading naming part of the claim's own name, 城关镇 of 云溪县城关镇, is its section)
+            if heading and level is not around.headings[-1] and {h for h in _heading_names(level, page_names) - stems if h not in claim}:
                 blocked = True
                 break
         if missing and not blocked and lead not in passage:
