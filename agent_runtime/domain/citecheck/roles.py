@@ -80,6 +80,12 @@ def check_actor(claim: str, clauses: list[str], page_tokens: frozenset[str]) -> 
 _CAUSE_AFTER = r"\bbecause(?:\s+of)?\b|\bdue to\b|\bowing to\b|\bas a result of\b|\bthanks to\b|\bcaused by\b|\bdriven by\b|是因为|源于|归因于|由于"
 _CAUSE_BEFORE = r"\b(?:delayed|forced|pushed|drove|boosted|damaged|disrupted|halted|triggered|sparked|fuelled|fueled)\b|\bled to\b|\blead(?:s|ing)? to\b|\bresult(?:ed|s|ing)? in\b|\bcaus(?:ed|es|ing)\b(?!\s+by)|\btrigger(?:ed|s)?\b|\bprompt(?:ed|s)?\b|\bso that\b|\btherefore\b|\bwhich meant\b|导致|造成|引发|致使|使得|因此|所以|从而|以致"
 _LINK = re.compile(rf"(?P<after>{_CAUSE_AFTER})|(?P<before>{_CAUSE_BEFORE})", re.I)
+# Ways a page says why that the claim's link words do not cover: "blaming", "amid", 受…影响, 为了.
+_LOOSE_CAUSE = re.compile(
+    r"\b(?:blam(?:e|ed|es|ing)|amid|attribut(?:e|ed|es|ing)|linked|because|reason|after|following|since|so|"
+    r"in response|as|thanks|behind|cost|costs|meant|means|helped|help)\b|受[^，。]{1,12}影响|因|为了|以便|得益于|随着|由于|导致|所以|因此",
+    re.I,
+)
 _OPENING_CAUSE = re.compile(r"^\W*(?:because(?:\s+of)?|due to|owing to|as a result of|thanks to|由于|因为|受)\s*", re.I)
 
 
@@ -102,10 +108,14 @@ def _sides(text: str) -> tuple[set[str], set[str]] | None:
 
 def check_cause(claim: str, passage: list[Sentence]) -> list[Reason]:
     """Cause and effect the other way round: the claim's cause shares more words with the
-    source's effect than with its cause, and its effect more with the source's cause."""
+    source's effect than with its cause, and its effect more with the source's cause; or a link
+    the passage does not make at all ("A prompted B" where the page says A, then B)."""
     mine = _sides(claim)
     if mine is None:
         return []
+    if not any(_LINK.search(s.text) or _OPENING_CAUSE.match(s.text) or _LOOSE_CAUSE.search(s.text) for s in passage):
+        link = _OPENING_CAUSE.match(claim) or _LINK.search(claim)
+        return [Reason("cause_unstated", said=link.group(0).strip() if link else "")]
     cause, effect = mine
     for sentence in passage:
         theirs = _sides(sentence.text)

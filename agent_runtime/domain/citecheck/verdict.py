@@ -18,7 +18,7 @@ VERDICTS: tuple[Verdict, ...] = ("supported", "weak", "unsupported")
 @dataclass(frozen=True)
 class Reason:
     """Why a claim was not confirmed. `kind` is one of the `reason.*` keys of the language tables:
-    value, value_absent, ordinal, ordinal_absent, name, negation, opposite, roles, direction, relation,
+    value, value_absent, ordinal, ordinal_absent, name, negation, opposite, roles, direction, relation, cause_unstated,
     order, actor, cause, coverage_low,
     coverage_partial, no_passage, empty_source, no_words, judge_contradicted, judge_not_stated,
     judge_quote_rejected, judge_overruled, judge_failed."""
