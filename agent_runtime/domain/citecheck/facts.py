@@ -350,7 +350,11 @@ def extract(text: str, *, strict: bool) -> Facts:
 def _locate(text: str, said: str, used: set[int]) -> int:
     """Where a quantity as written stands in the text: the first place not yet given to another
     where it is a whole token (the 14 of "its 14 libraries", not the 14 of "£14m")."""
-    places = [m.start() for m in re.finditer(re.escape(said), text)] if said else []
+    places: list[int] = []
+    at = text.find(said) if said else -1
+    while at >= 0:
+        places.append(at)
+        at = text.find(said, at + 1)
     whole = [
         at for at in places
         if at not in used and not re.match(r"[A-Za-z\d%％]|[.,]\d", text[at + len(said) : at + len(said) + 2])

@@ -186,7 +186,7 @@ def zh_alias(word: str) -> str:
 
 def is_latin(word: str) -> bool:
     """Whether a word is written in Latin letters (Díaz, Skłodowska as well as Curie), not Chinese."""
-    return not _HAN_RUN.search(word)
+    return word.isascii() or not _HAN_RUN.search(word)
 
 
 def content_tokens(text: str) -> set[str]:
