@@ -71,13 +71,18 @@ def _clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE.split(text) if c and c.strip()]
 
 
-def _matching_clauses(words: set[str], zh: bool, sentences: list[Sentence]) -> str:
-    """The clauses of the passage that share the most of the claim's ordinary words."""
+def _matching_clauses(words: set[str], zh: bool, sentences: list[Sentence], facts: fx.Facts | None = None) -> str:
+    """The clauses of the passage that share the most of the claim's ordinary words (a figure of
+    the claim counting as a word: "0—14岁人口比重下降…，60岁及以上人口比重上升…" for a claim on 0—14岁)."""
     scored = []
     for sentence in sentences:
         for clause in _clauses(sentence.text):
             tokens = frozenset(tx.content_tokens(clause))
-            scored.append((sum(1 for w in words if _word_score(w, zh, clause, tokens) >= 1), clause))
+            score = sum(1 for w in words if _word_score(w, zh, clause, tokens) >= 1)
+            if facts is not None and facts.quantities and re.search(r"\d", clause):
+                stated = fx.extract(clause, strict=False).quantities
+                score += sum(1 for q in facts.quantities if any(fx.satisfies(q, p) for p in stated))
+            scored.append((score, clause))
     best = max((score for score, _ in scored), default=0)
     return " ".join(clause for score, clause in scored if best and score >= max(1, best - 1))
 
@@ -284,7 +289,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     soft += elsewhere_named
     for reasons in check_names(statement, openers, passage, around, sentences[0], elsewhere, inner, earlier, source_text, anchor=sentences[anchor]):
         soft += reasons
-    matching = _matching_clauses(ordinary or words, zh, passage) or sentences[anchor].text
+    matching = _matching_clauses(ordinary or words, zh, passage, claim_facts) or sentences[anchor].text
     negated = (
         tx.negation_count(statement, tx.content_tokens(matching), other=matching) % 2
         != tx.negation_count(matching, ordinary or words, other=statement) % 2  # what the claim says of its names
