@@ -208,7 +208,7 @@ def check_names(
     # the sentence stating the claim has a subject of its own, named, that the claim does not name
     # ("Paris hosted the event in 2019" for "Lyon hosted the event in 2019")
     opening = _claim_opening(claim)
-    rival = _rival_subject(own[0], claim_words, page_text) if own else None
+    rival = _rival_subject(own[0], claim_words, page_text, claim) if own else None
     # (a section about another speaks against the claim's subject, not against every name it
     # gives: "龙潭乡倒塌的房屋约为白水镇的五倍" in the section on 龙潭乡)
     contradicted = [
@@ -246,17 +246,19 @@ _RANKS = frozenset(
 )
 
 
-def _rival_subject(sentence: Sentence, claim_words: set[str], page_text: str = "") -> str | None:
+def _rival_subject(sentence: Sentence, claim_words: set[str], page_text: str = "", claim_text: str = "") -> str | None:
     """The name that opens a sentence as its subject ("Paris hosted…"), when the claim does not
     give it: the claim's own subject, missing there, is contradicted. A capitalised opener counts
     as a name only when the page also writes it so inside a sentence ("Seismometers recorded…" is
     no rival)."""
-    first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?:\s+[A-Z][a-z'’-]+)*\s+(?:[a-z]+ed|has|had|is|was|were|won|lost|hosted|said)\b", sentence.text)
+    first = re.match(r"[\W\d_]*([A-Z][a-z'’-]+)(?:\s+[A-Z][a-z'’-]+)*\s+([a-z]+ed|has|had|is|was|were|won|lost|hosted|said)\b", sentence.text)
     if not first or tx.stem(first.group(1).lower()) in claim_words or first.group(1).lower() in tx.STOP:
         return None
     word = tx.stem(first.group(1).lower())
     named = re.search(rf"(?:[a-z,;] |\bthe ){re.escape(first.group(1))}\b", page_text)  # inside a sentence too
-    return word if word in sentence.names or named else None
+    # or it opens the sentence doing what the claim's subject does ("Paris hosted…" for "Lyon hosted…")
+    same_act = re.search(rf"^\W*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*\s+{first.group(2)}\b", claim_text)
+    return word if (word in sentence.names and word != sentence.opener) or named or same_act else None
 
 
 def _borne_by_another(name: str, claim: str, read: str) -> bool:

@@ -193,3 +193,57 @@ NEWS_ZH = """# 强降雨致永川县12.4万人受灾
 @pytest.mark.parametrize("claim", ["湖南省应急管理厅于7月8日派出工作组赶赴永川。", "截至9日中午，永川县通信已全部恢复。"])
 def test_a_day_alone_in_the_news_is_a_day_of_its_month(claim: str) -> None:
     assert check_citation(claim, NEWS_ZH).verdict == "supported", check_citation(claim, NEWS_ZH).explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        # a share, not an ordinal, on both sides
+        ("Roughly a third of the new trees were planted along streets.",
+         "The council planted 4,800 trees this winter. Around a third were planted along streets, with the rest in parks.", "supported"),
+        ("She won a third term in 2019.", "She won a third term in 2019, with 54% of the vote.", "supported"),
+        # percentage points are a difference of two shares, not a level
+        ("Council funding fell from 85% of the garden's income in 1998 to 22% by 2020, a drop of more than 60 percentage points.",
+         "In 1998 the garden became a charity. Council funding, then 85% of income, had fallen to 22% by 2020.", "supported"),
+        # a capitalised name is no direction word
+        ("The Harrow Falls cycle runs to four novels published between 1993 and 2011.",
+         "The Harrow Falls cycle, four novels published between 1993 and 2011, made her name.", "supported"),
+        # a comparison (低于) is no change (增长); 走强 and 走软 are opposites
+        ("2024年全市一般公共预算收入预期约342.7亿元，低于412.0亿元的支出安排。",
+         "2024年全市一般公共预算收入预期增长5%左右，达到342.7亿元。一般公共预算支出安排412.0亿元。", "supported"),
+        ("消息公布后，塔兰元对美元汇率走强0.4%。", "消息公布后，塔兰元对美元汇率小幅走软0.4%。", "unsupported"),
+        # 五年, 5年 are spans of time
+        ("交易完成后的五年里，合并实体须公平供货。", "监管部门要求，交易完成后五年内，合并实体须公平供货。", "supported"),
+    ],
+)  # fmt: skip
+def test_shares_differences_and_directions_are_read_for_what_they_are(claim: str, source: str, verdict: str) -> None:
+    result = check_citation(claim, source)
+    assert result.verdict == verdict, result.explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("A 3% rise in Norlex's share price prompted the company to announce 420 job cuts.",
+         "Norlex Steel said it would cut 420 jobs at its Tarrow works. Its shares rose 3% on the news."),
+        ("由于土地出让收入仅完成年初预算的62%，江临市城乡社区支出削减了8.4%。",
+         "江临市土地出让收入仅完成年初预算的62%。江临市城乡社区支出比上年削减8.4%。"),
+    ],
+)  # fmt: skip
+def test_a_causal_link_the_page_never_makes_leaves_the_sentence_unconfirmed_not_flagged(claim: str, source: str) -> None:
+    result = check_citation(claim, source)
+    assert result.verdict == "weak", result.explain()
+    assert any(r.kind == "cause_unstated" for r in result.reasons)
+    said = check_citation("Norlex Steel will cut 420 jobs at its Tarrow works.", source if "Norlex" in source else "")
+    assert said.verdict in ("supported", "weak")
+
+
+def test_a_sentence_opening_with_a_common_noun_names_no_rival_subject() -> None:
+    page = (
+        "# Mount Teravai\n\nMount Teravai is a stratovolcano.\n\n## Eruptive history\n\n### 2019 eruption\n\n"
+        "Seismometers recorded a swarm of more than 600 small earthquakes in the week before the first explosion."
+    )
+    claim = "Mount Teravai's 2019 eruption was preceded by a swarm of more than 600 small earthquakes."
+    assert check_citation(claim, page, title="Mount Teravai").verdict != "unsupported"
+    assert check_citation("Paris hosted the event in 2019.", "Paris hosted the event in 2019. Lyon hosted it in 2021.").verdict == "supported"
+    assert check_citation("Lyon hosted the event in 2019.", "Paris hosted the event in 2019. Lyon hosted it in 2021.").verdict == "unsupported"
