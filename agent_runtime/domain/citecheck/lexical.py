@@ -41,7 +41,7 @@ from agent_runtime.domain.citecheck.page import (
     scoped_ordinal,
     source_sentences,
 )
-from agent_runtime.domain.citecheck.relations import check_relations, is_change
+from agent_runtime.domain.citecheck.relations import RELATIVE_TIME, check_relations, is_change
 from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles
 from agent_runtime.domain.citecheck.verdict import CitationCheck, Reason, Verdict
 
@@ -447,7 +447,7 @@ def _check_dates(
             continue
         if d.bound == "eq" and said_where(d.text, [(s, p.text) for s in page for p in scoped_dates(s) if fx.date_satisfies(d, p)]):
             continue
-        stated = any(fx.date_satisfies(d, p) for s in page for p in scoped_dates(s))
+        stated = any(fx.date_satisfies(d, p) for s in page for p in scoped_dates(s)) or _told_relatively(d, page)
         if rivals and not (stated and gathers):
             reasons.append(Reason("value", said=d.text, found=", ".join(dict.fromkeys(p.text for p in rivals))))
         elif stated:
@@ -455,6 +455,20 @@ def _check_dates(
         else:
             reasons.append(Reason("value_absent", said=d.text))
     return reasons, soft
+
+
+def _told_relatively(d: fx.Date, page: tuple[Sentence, ...]) -> bool:
+    """Whether the page gives a year only from another ("…in 1974. Mercer published his
+    observations the following year", "次年即加印"): a relative date within a year of `d`, with
+    the year it counts from in its sentence or the one before."""
+    if d.y is None or d.m is not None:
+        return False
+    for k, s in enumerate(page):
+        if RELATIVE_TIME.search(s.text):
+            years = [p.y for x in page[max(0, k - 1) : k + 1] for p in x.facts.dates if p.y is not None]
+            if any(abs(y - d.y) <= 1 for y in years):
+                return True
+    return False
 
 
 def _check_ordinals(

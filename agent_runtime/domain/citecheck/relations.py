@@ -70,8 +70,13 @@ _WORD_NUMBER = {
     "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
 }  # fmt: skip
 _SPAN = re.compile(
-    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a)\s+(day|week|month|year)s?\s+(?:later|after|afterwards|on)\b"
+    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a)\s+(day|week|month|year)s?\s+(?:later|after|afterwards|on)\b(?!\s+than)"
     r"|(\d+|[一二两三四五六七八九十])\s*(天|周|个月|年)(?:后|之后|以后)",
+    re.I,
+)
+RELATIVE_TIME = re.compile(
+    r"\b(?:the\s+)?(?:following|next|same|previous)\s+(?:day|week|month|year)\b|\blater\s+that\s+(?:day|week|month|year)\b"
+    r"|次年|翌年|同年|当年|次月|同月|当月|次日|翌日|当天|此后\S{0,3}(?:年|月|天)",
     re.I,
 )
 _SPAN_WORDS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -548,6 +553,8 @@ def _check_span(span: re.Match[str], sentences: list[Sentence]) -> list[Reason] 
     days = sorted({fx.day_range(d)[0] for s in sentences for d in s.facts.dates if d.y is not None or d.d is not None})
     if not count or len(days) < 2:
         return None
+    if any(RELATIVE_TIME.search(s.text) for s in sentences):
+        return None  # "次年即加印", "the following year": a date the page gives only from another
     want = count * _SPAN_DAYS[unit]
     gaps = {b - a for a in days for b in days if b > a}
     slack = {"day": 0.5, "天": 0.5, "week": 1, "周": 1}.get(unit, _SPAN_DAYS[unit] / 2)
