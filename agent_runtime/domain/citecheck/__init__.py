@@ -5,6 +5,8 @@
 - `facts`   — quantities, dates and ordinals with their bounds (more than, 不到, before, 截至…);
 - `text`    — words: stems and demonyms, jieba's Chinese words and names, negations, opposites;
 - `lexical` — the free, offline first pass that picks the passage and gives a first verdict;
+- `stated`  — where the page states a claim's figures, dates and ordinals (or gives another);
+- `derived` — figures a claim works out of two of the page's (a difference, a share, a span);
 - `names`   — a claim's names and where a reader of the page finds them (context, surnames, "it");
 - `relations` — two of the page's figures and the relation a claim says they have;
 - `judge`   — the model as judge, believed only when its quote is in the source;
