@@ -19,6 +19,7 @@ from itertools import combinations
 
 import agent_runtime.domain.citecheck.facts as fx
 
+_MULTIPLES = frozenset({"倍", "time"})  # the measures of a multiple: 2.6倍, three times
 # figures read from a page for a claim, at most (the pairs grow with the square)
 MAX_FIGURES = 60
 _SMALL = 20.0
@@ -33,7 +34,7 @@ def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Itera
     if claimed.kind == "ordinal" or (claimed.kind == "number" and small):
         return False
     if claimed.bound not in ("eq", "approx", "nearly") and claimed.kind != "percent":
-        return False  # "more than 150": a range some pair falls in by chance (a share's bound is narrower: "more than a third")
+        return False  # "more than 150": a range some pair falls in by chance (a share's is narrower: "more than a third")
     if claimed.kind == "duration":  # "for 24 years", "约四个月后": the span between two dates
         months = sorted({(d.y, d.m) for d in dates if d.y is not None})[:MAX_FIGURES]
         for (y1, m1), (y2, m2) in combinations(months, 2):
@@ -70,6 +71,8 @@ def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: 
             if x:
                 out.append(y / x * 100)
         return out
+    if claimed.measure in _MULTIPLES:  # "2.6倍以上", "three times as many": the ratio of two alike figures
+        return [max(abs(x), abs(y)) / min(abs(x), abs(y))] if a.kind == b.kind and _alike(a, b) and min(abs(x), abs(y)) > 0 else []
     if a.kind != b.kind or not _alike(a, b) or not _alike(claimed, a):
         return []
     out = [abs(x - y), x + y]
@@ -89,9 +92,9 @@ def _close(claimed: fx.Quantity, value: float, slack: float = 0.0) -> bool:
     """Whether a worked-out value is the claim's at the claim's precision (or its bound's)."""
     v = claimed.value
     if claimed.bound in ("gt", "ge"):  # "more than a third", 超过六成: above it, by less than half again
-        return v <= value <= min(100.0, v * 1.5) if claimed.kind == "percent" else False
+        return v <= value <= min(100.0, v * 1.5)
     if claimed.bound in ("lt", "le"):
-        return v * 0.5 <= value <= v if claimed.kind == "percent" else False
+        return v * 0.5 <= value <= v
     if claimed.bound in ("approx", "nearly"):
         tolerance = 0.075 * abs(v) + claimed.unit / 2
     else:
