@@ -25,13 +25,16 @@ MAX_FIGURES = 60
 _SMALL = 20.0
 
 
-def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Iterable[fx.Date], *, products: bool = False) -> bool:
+def derivable(
+    claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Iterable[fx.Date], *, products: bool = False, small: bool = False
+) -> bool:
     """Whether `claimed` is what two of `figures` (the page's quantities), or two of its `dates`,
     give; with `products` (the claim gives a share itself: "约三成转会费、即约3,600万元") also a share
-    of a whole."""
+    of a whole. With `small`, a whole number under 20 too (the figures are the claim's own: "by 4,
+    from 26 to 22")."""
     written = re.match(r"\D*(\d[\d,]*(?:\.\d+)?)", claimed.text)  # the number as written (76 of 76毫米)
-    small = not written or (float(written.group(1).replace(",", "")) < _SMALL and "." not in written.group(1))
-    if claimed.kind == "ordinal" or (claimed.kind == "number" and small):
+    tiny = not written or (float(written.group(1).replace(",", "")) < _SMALL and "." not in written.group(1))
+    if claimed.kind == "ordinal" or (claimed.kind == "number" and tiny and not small):
         return False
     if claimed.bound not in ("eq", "approx", "nearly") and claimed.kind != "percent":
         return False  # "more than 150": a range some pair falls in by chance (a share's is narrower: "more than a third")
@@ -44,8 +47,8 @@ def derivable(claimed: fx.Quantity, figures: Iterable[fx.Quantity], dates: Itera
                 span, slack = abs(y2 - y1) * 365.25, 365.25
             if _close(claimed, span, slack):
                 return True
-        return False
-    peers = [f for f in list(figures)[:MAX_FIGURES] if f.kind != "ordinal" and f.kind != "duration"]
+        # or the difference of two spans the page gives ("open 81 days a year … 52 days": 29 days shorter)
+    peers = [f for f in list(figures)[:MAX_FIGURES] if f.kind != "ordinal" and (f.kind == "duration") == (claimed.kind == "duration")]
     for a, b in combinations(peers, 2):
         for value in _worked_out(claimed, a, b, products):
             if _close(claimed, value):

@@ -213,10 +213,15 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     # a relation read against two figures the claim may not mean: when the page states the claim's
     # change, or two others of its figures give it, the claim is unconfirmed, not contradicted
     def worked_out(q: fx.Quantity, among: list[Sentence] | None = None) -> bool:
-        """Whether two figures of the sentences near the claim's (or of `among`) give `q`."""
+        """Whether two figures of the sentences near the claim's (or of `among`) give `q`; a share
+        of a whole too where the claim gives a share, or the passage does ("40 percent were island
+        residents": roughly 24,000 of 61,000)."""
         pool = near_figures if among is None else among
         shares = any(x.kind == "percent" for x in claim_facts.amounts)
-        return derivable(q, [p for x in pool for p in x.facts.quantities], [d for x in pool for d in scoped_dates(x)], products=shares)
+        dates = [d for x in pool for d in scoped_dates(x)]
+        return derivable(q, [p for x in pool for p in x.facts.quantities], dates, products=shares) or derivable(
+            q, [p for x in passage for p in x.facts.quantities], [], products=True
+        )
 
     # (not when the claim names the two dates or ordinals its figures are paired by)
     paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(

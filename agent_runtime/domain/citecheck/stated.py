@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
+from agent_runtime.domain.citecheck.derived import derivable
 from agent_runtime.domain.citecheck.page import Context, Sentence, scoped_dates
 from agent_runtime.domain.citecheck.relations import RELATIVE_TIME, is_change
 from agent_runtime.domain.citecheck.verdict import Reason
@@ -82,6 +83,9 @@ def check_amounts(
     for k, q in enumerate(claim.amounts):
         if k in explained:  # a change the source's two figures give (up 12%, six days later)
             continue
+        own = [o for o in claim.amounts if o is not q and any(fx.satisfies(o, p) for s in page for p in s.facts.quantities)]
+        if len(own) >= 2 and derivable(q, own, [], small=True):
+            continue  # the claim's own arithmetic on figures the page gives ("by 4, from 26 to 22")
         holders = [s for s in passage if any(fx.satisfies(q, p) for p in fx.candidates(q, s.facts.quantities))]
         others = [o for o in claim.amounts if o is not q]  # "from 380 to 412": 380 is no rival of 412
         rivals = [
@@ -166,16 +170,27 @@ def check_dates(
 
 def _told_relatively(d: fx.Date, page: tuple[Sentence, ...]) -> bool:
     """Whether the page gives a year only from another ("…in 1974. Mercer published his
-    observations the following year", "次年即加印"): a relative date within a year of `d`, with
-    the year it counts from in its sentence or the one before."""
+    observations the following year", "graduating in 1946, and emigrated two years later", "次年"):
+    a relative date that lands on `d`'s year (within one, where it says no number), counted from a
+    year in its sentence or the one before."""
     if d.y is None or d.m is not None:
         return False
     for k, s in enumerate(page):
-        if RELATIVE_TIME.search(s.text):
+        counted = _YEARS_LATER.search(s.text)
+        if counted or RELATIVE_TIME.search(s.text):
             years = [p.y for x in page[max(0, k - 1) : k + 1] for p in x.facts.dates if p.y is not None]
-            if any(abs(y - d.y) <= 1 for y in years):
+            if counted:
+                n = counted.group(1) or counted.group(2)
+                step = int(n) if n.isdigit() else int(fx.zh_int(n) or _YEAR_WORDS.get(n.lower(), 0))
+                if any(y + step == d.y for y in years):
+                    return True
+            elif any(abs(y - d.y) <= 1 for y in years):
                 return True
     return False
+
+
+_YEARS_LATER = re.compile(r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s+years?\s+(?:later|after)\b|(\d{1,2}|[一二两三四五六七八九十])年后", re.I)
+_YEAR_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def check_ordinals(

@@ -254,6 +254,8 @@ def negation_count(text: str, about: AbstractSet[str] | None = None, other: str 
     for m in re.finditer(r"n't\b|[a-z]+", low):
         if m.group(0) != "n't" and m.group(0) not in NEGATIONS_EN:
             continue
+        if re.match(r"(?:\s+\S+){0,7}?\s+(?:until|till)\b", low[m.end() :]):
+            continue  # "did not breed there until 1998": first bred in 1998, no denial
         scope = " ".join(re.findall(r"[a-z'-]+|\d[\d,.]*", low[m.end() :])[:4])  # what it denies: the next words
         if about is None or {w for w in content_tokens(scope) if not w[0].isdigit()} & about:
             count += 1
