@@ -16,6 +16,8 @@ JSONL, read and checked by tests/support/labelled.py, which says their format):
   made on the first sets carry to pages nobody here has read;
 - context dev 3 and 4: context{3,4}_pairs_{en,zh}.jsonl — 640 more claims on 80 more pages, by four
   more writers, read while the rules were made after the second sets were measured;
+- context dev 5: context5_pairs_{en,zh}.jsonl — 300 claims, most of them summary and report sentences
+  (figures worked out, facts from several sections) and their wrong twins, by two more writers;
 - context held-out 3: heldout3_context_{en,zh}.jsonl — 320 claims on 40 pages by two more writers,
   measured twice (when written, and at the end), never read pair by pair;
 - earlier: tests/data/citations/pairs.jsonl (the first set, 230 pairs, its sources in sources/).
@@ -27,7 +29,7 @@ Then the same through the model-judge path (prompt, batching per source, reply p
 check) with a scripted judge that answers from the labels and quotes the source (a ceiling), and
 with one that invents its quotes (all rejected: the lexical verdicts stand). Then time per 100 pairs.
 
-    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|context-dev-3|context-dev-4]
+    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|context-dev-3|context-dev-4|context-dev-5]
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def main() -> None:
     run_check(load("dev")[-1])  # jieba's dictionary loads once (~1 s): not a cost of any one set
     held: list[tuple[dict[str, Any], str]] = []
     sets = ("dev", "heldout", "context dev", "context heldout", "context dev 2", "context heldout 2", "context dev 3",
-            "context dev 4", "context heldout 3", "earlier")  # fmt: skip
+            "context dev 4", "context dev 5", "context heldout 3", "earlier")  # fmt: skip
     for name in sets:
         pairs = load(name)
         if not pairs:

@@ -23,6 +23,7 @@ The sets (see bench_citations.py for what each is for):
     context heldout 2 benchmarks/data/heldout2_context_{en,zh}.jsonl
     context dev 3     benchmarks/data/context3_pairs_{en,zh}.jsonl
     context dev 4     benchmarks/data/context4_pairs_{en,zh}.jsonl
+    context dev 5     benchmarks/data/context5_pairs_{en,zh}.jsonl  (summaries and report sentences)
     context heldout 3 benchmarks/data/heldout3_context_{en,zh}.jsonl
 
 The held-out sets are for measuring only: load them through `load`, compare aggregate figures, and
@@ -57,6 +58,7 @@ SETS: dict[str, tuple[Path, ...]] = {
     "context heldout 2": (BENCHMARK_DATA / "heldout2_context_en.jsonl", BENCHMARK_DATA / "heldout2_context_zh.jsonl"),
     "context dev 3": (BENCHMARK_DATA / "context3_pairs_en.jsonl", BENCHMARK_DATA / "context3_pairs_zh.jsonl"),
     "context dev 4": (BENCHMARK_DATA / "context4_pairs_en.jsonl", BENCHMARK_DATA / "context4_pairs_zh.jsonl"),
+    "context dev 5": (BENCHMARK_DATA / "context5_pairs_en.jsonl", BENCHMARK_DATA / "context5_pairs_zh.jsonl"),
     "context heldout 3": (BENCHMARK_DATA / "heldout3_context_en.jsonl", BENCHMARK_DATA / "heldout3_context_zh.jsonl"),
 }
 LABELS = ("supported", "unsupported")
