@@ -59,9 +59,12 @@ def derivable(
 def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: bool = False) -> list[float]:
     """What a claim could work out of two figures, in the claim's kind."""
     x, y = a.value, b.value
-    if claimed.kind == "number" and {a.kind, b.kind} == {"number", "percent"}:  # 三成 of 1.2亿: 3,600万
+    if claimed.kind == "number" and {a.kind, b.kind} == {"number", "percent"}:
+        # 三成 of 1.2亿: 3,600万; 120元 less an 80% subsidy: 24元; 75元, a third of the diesel bus's: 225元
         share, whole = (a, b) if a.kind == "percent" else (b, a)
-        return [whole.value * share.value / 100] if products and _alike(claimed, whole) else []
+        if not (products and _alike(claimed, whole) and 0 < share.value < 100):
+            return []
+        return [whole.value * share.value / 100, whole.value * (100 - share.value) / 100, whole.value * 100 / share.value]
     if claimed.kind == "percent":
         out = []
         if a.kind == b.kind == "percent":

@@ -80,6 +80,7 @@ def check_amounts(
     hard: list[Reason] = []
     soft: list[Reason] = []
     years = {float(d.y) for d in claim.dates if d.y is not None}
+    shares = any(q.kind == "percent" for q in claim.amounts)  # a claim that works with a share: 扣除80%的补贴后
     for k, q in enumerate(claim.amounts):
         if k in explained:  # a change the source's two figures give (up 12%, six days later)
             continue
@@ -118,7 +119,7 @@ def check_amounts(
             # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
             # (a share of percentage points only out of the passage's own shares: 16.8% against 21.3%)
             small_word = small_word or (stated and gathers) or (
-                not stated and (compares or share) and (worked_out(q, passage) if q.kind == "percent" and not share else worked_out(q))
+                not stated and (compares or share or shares) and (worked_out(q, passage) if q.kind == "percent" and not share else worked_out(q))
             )
         else:
             reason = Reason("value_absent", said=q.text)

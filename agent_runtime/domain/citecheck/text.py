@@ -268,7 +268,7 @@ def negation_count(text: str, about: AbstractSet[str] | None = None, other: str 
             at += len(w)
             if w == "不" and _ZH_BOUND.match(run, at):
                 continue  # 不超过200元: a bound (at most), not a negation
-            if _zh_negation(w) and (about is None or _zh_in_scope(w, run[at : at + 8], about)):
+            if _zh_negation(w) and (about is None or _zh_in_scope(w, run[at : at + 4], about)):  # (未经处理的废水: 处理)
                 count += 1
     return count
 
@@ -340,6 +340,8 @@ def zh_names(text: str) -> tuple[str, ...]:
     previous = ""
     for pair in jieba.posseg.cut(text):
         word, flag = pair.word, pair.flag
+        if flag in ("ns", "nt") and len(word) >= 3 and word[0] in "于和与及在的":
+            word = word[1:]  # 流行于湘中 → 湘中, 绿茶和白茶: jieba keeps the function word
         if flag in ("nr", "nrt", "nrfg", "ns", "nt") and len(word) >= 2:
             # jieba cuts an unknown person's name after a lone surname (刘|德昌): put it back
             if len(word) == 2 and len(previous) == 1 and previous in ZH_SURNAMES:
