@@ -39,7 +39,8 @@ def derivable(
     if claimed.bound not in ("eq", "approx", "nearly") and claimed.kind != "percent":
         return False  # "more than 150": a range some pair falls in by chance (a share's is narrower: "more than a third")
     if claimed.kind == "duration":  # "for 24 years", "约四个月后": the span between two dates
-        months = sorted({(d.y, d.m) for d in dates if d.y is not None})[:MAX_FIGURES]
+        # (a year alone and a month of the same year both stand: sorted with the year alone first)
+        months = sorted({(d.y, d.m) for d in dates if d.y is not None}, key=lambda ym: (ym[0], ym[1] or 0))[:MAX_FIGURES]
         for (y1, m1), (y2, m2) in combinations(months, 2):
             if m1 is not None and m2 is not None:
                 span, slack = abs((y2 - y1) * 12 + m2 - m1) * 30.44, 30.44

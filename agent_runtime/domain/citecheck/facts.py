@@ -407,11 +407,11 @@ _UNITS = {
 }  # fmt: skip
 # A table's column that names its cells' unit and scale: "2024年预算（亿元） 21.6", "Revenue ($m) 412".
 _COLUMN_UNIT = re.compile(
-    r"[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([^\s()（）\d]{0,4})\s*[)）][^（()）\d]{0,2}$"
+    r"[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([\u4e00-\u9fff]{1,3}|[a-z²/%]{1,4})?\s*[)）][^（()）\d]{0,2}$"
 )
 # A table row whose label names the unit of all its cells: "二手住房成交套数（万套）; 2021年 8.7; 2023年 9.6".
 _ROW_UNIT = re.compile(
-    r"[^;；]*?[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([^\s()（）\d]{0,4})\s*[)）][^;；\d]*[;；]"
+    r"[^;；]*?[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([\u4e00-\u9fff]{1,3}|[a-z²/%]{1,4})?\s*[)）][^;；\d]*[;；]"
 )
 _ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期|年间|年来|年内|年中|年(?![代底末初级前后度]))")
 _ZH_TIME_UNITS = {

@@ -41,7 +41,7 @@ from agent_runtime.domain.citecheck.page import (
     scoped_ordinal,
     source_sentences,
 )
-from agent_runtime.domain.citecheck.relations import check_relations, is_change
+from agent_runtime.domain.citecheck.relations import check_relations, is_change, span_days
 from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles
 from agent_runtime.domain.citecheck.stated import (
     COMPARES,
@@ -224,11 +224,20 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         )
 
     # (not when the claim names the two dates or ordinals its figures are paired by)
+    page_dates = [d for x in sentences for d in scoped_dates(x)]
+
+    def spanned_elsewhere(reason: Reason) -> bool:
+        """A span of time ("35 years after Okafor") that two of the page's dates give, though not
+        two of the passage's: the claim counts from a date another section gives."""
+        span = span_days(reason.said) if reason.kind == "relation" else None
+        return span is not None and derivable(fx.Quantity(span[0], span[1], "duration", reason.said, "eq", True, "day"), [], page_dates)
+
     paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(
         is_change(statement, q) and (any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) or worked_out(q))
         for q in claim_facts.amounts
     )
-    (soft if paired_otherwise else hard).extend(related.hard)
+    for reason in related.hard:
+        (soft if paired_otherwise or spanned_elsewhere(reason) else hard).append(reason)
     if related.words and words - related.words:  # "rose", "a week later": the figures say it
         coverage = _coverage(words - related.words, zh, [*passage, *around.levels])
     amount_hard, amount_soft = check_amounts(

@@ -544,6 +544,17 @@ def _ratio_agrees(
     return abs(ratio - factor) <= 0.1 * factor
 
 
+def span_days(text: str) -> tuple[float, float] | None:
+    """The span of time a phrase says ("35 years after", 两年后), in days, and its unit in days."""
+    span = _SPAN.search(text)
+    if not span:
+        return None
+    raw = span.group(1) or span.group(3)
+    unit = (span.group(2) or span.group(4) or "").lower()
+    count = _SPAN_WORDS.get(raw.lower(), 0) or (int(raw) if raw.isdigit() else int(fx.zh_int(raw) or 0))
+    return (count * _SPAN_DAYS[unit], _SPAN_DAYS[unit]) if count else None
+
+
 def _check_span(span: re.Match[str], sentences: list[Sentence]) -> list[Reason] | None:
     """A span of time between two of the source's dates (six days later): None when the source
     gives fewer than two dates with days, months or years to compare."""

@@ -337,19 +337,23 @@ def zh_names(text: str) -> tuple[str, ...]:
 
     _jieba()
     out: list[str] = []
-    previous = ""
+    previous, previous_flag = "", ""
     for pair in jieba.posseg.cut(text):
         word, flag = pair.word, pair.flag
         if flag in ("ns", "nt") and len(word) >= 3 and word[0] in "于和与及在的":
             word = word[1:]  # 流行于湘中 → 湘中, 绿茶和白茶: jieba keeps the function word
         if flag in ("nr", "nrt", "nrfg", "ns", "nt") and len(word) >= 2:
             # jieba cuts an unknown person's name after a lone surname (刘|德昌): put it back
-            if len(word) == 2 and len(previous) == 1 and previous in ZH_SURNAMES:
+            # (not after a function word that is also a surname: 流行于|湘中, 绿茶和|白茶)
+            lone = len(previous) == 1 and previous in ZH_SURNAMES and previous_flag not in ("c", "p", "u") and (
+                flag.startswith("nr") or previous not in "于和与及向从为以由将"
+            )
+            if len(word) == 2 and lone:
                 out = [o for o in out if o != previous]
                 word = previous + word
             if word not in out:
                 out.append(word)
-        previous = word
+        previous, previous_flag = word, flag
     for pattern in (_ZH_ORG, _ZH_SPEAKER):
         for m in pattern.finditer(text):
             name = m.group(1).lstrip("的了和与及在是也而并就都这那其之于对从把被将为以等据称由向")

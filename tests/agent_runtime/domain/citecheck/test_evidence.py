@@ -247,3 +247,11 @@ def test_a_sentence_opening_with_a_common_noun_names_no_rival_subject() -> None:
     assert check_citation(claim, page, title="Mount Teravai").verdict != "unsupported"
     assert check_citation("Paris hosted the event in 2019.", "Paris hosted the event in 2019. Lyon hosted it in 2021.").verdict == "supported"
     assert check_citation("Lyon hosted the event in 2019.", "Paris hosted the event in 2019. Lyon hosted it in 2021.").verdict == "unsupported"
+
+
+def test_a_span_against_a_page_giving_a_year_alone_and_a_month_of_it_is_read() -> None:
+    page = "The ferry entered service in 1974. In March 1998 she was replaced, and in 1998 she was sold."
+    result = check_citation("The ferry served the route for 24 years before she was replaced.", page)
+    assert result.verdict in ("supported", "weak"), result.explain()
+    later = check_citation("Thirty-five years after her launch she was replaced.", "She was launched in 1962. In May 1997 she was replaced; in 1997 she was sold.")
+    assert later.verdict in ("supported", "weak", "unsupported")  # a verdict, not a crash
