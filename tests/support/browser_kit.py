@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -30,6 +30,7 @@ from agent_runtime.errors import BrowserUnavailableError
 from agent_runtime.testing import scratch_context
 from sandbox.url_policy import PolicyTransport, URLPolicy
 from tests.support.loopback import Handler, LoopbackServer, Traffic, send
+from tests.support.network_doubles import RecordingNetwork
 
 PUBLIC_IP = "93.184.215.14"
 PRIVATE_NAME_IP = "10.0.0.7"
@@ -128,30 +129,8 @@ class FakeInternet:
         return await asyncio.open_connection("127.0.0.1", port)
 
     def backend(self) -> httpcore.AsyncNetworkBackend:
-        """For the HTTP fetcher."""
-        return _Backend(self)
-
-
-class _Backend(httpcore.AsyncNetworkBackend):
-    def __init__(self, internet: FakeInternet) -> None:
-        self.internet = internet
-        self.real = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.internet.attempts.append((host, port))
-        if host != PUBLIC_IP:
-            raise httpcore.ConnectError(f"no network in tests ({host})")
-        return await self.real.connect_tcp("127.0.0.1", port, timeout=timeout)
-
-    async def sleep(self, seconds: float) -> None:
-        await self.real.sleep(seconds)
+        """For the HTTP fetcher: the same fake internet, its attempts recorded in the same list."""
+        return RecordingNetwork(attempts=self.attempts, local=frozenset({PUBLIC_IP}))
 
 
 def fake_policy() -> URLPolicy:

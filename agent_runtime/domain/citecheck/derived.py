@@ -91,8 +91,7 @@ def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: 
 def _alike(a: fx.Quantity, b: fx.Quantity) -> bool:
     """Whether two figures count alike: compatible, or both counting things a word names (31 crew
     and four passengers are 35 people aboard)."""
-    plain = fx.UNIT_MEASURES | fx.CURRENCIES
-    return a.compatible(b) or (a.kind == b.kind == "number" and a.measure not in plain and b.measure not in plain)
+    return a.compatible(b) or (fx.counts_things(a) and fx.counts_things(b))
 
 
 def _close(claimed: fx.Quantity, value: float, slack: float = 0.0) -> bool:

@@ -414,11 +414,18 @@ _ROW_UNIT = re.compile(
     r"[^;；]*?[（(]\s*(?:[A-Z]{1,3}(?=[$£€¥]))?([$£€¥])?\s*((?i:万亿|千万|百万|亿|万|千|million|billion|bn|thousand|m))?\s*([\u4e00-\u9fff]{1,3}|[a-z²/%]{1,4})?\s*[)）][^;；\d]*[;；]"
 )
 _ZH_SPAN = re.compile(r"\s*多?\s*(小时|分钟|天|个多?月|周|星期|年间|年来|年内|年中|年(?![代底末初级前后度]))")
+# Chinese words of time, as a chart's unit names them (read_unit) and as a span follows a number (五年间)
+_ZH_TIME = {"年": "year", "个月": "month", "月": "month", "天": "day", "日": "day", "周": "week", "小时": "hour", "分钟": "minute"}
 _ZH_TIME_UNITS = {
-    "小时": "hour", "分钟": "minute", "天": "day", "个月": "month", "个多月": "month", "周": "week", "星期": "week",
-    "年间": "year", "年来": "year", "年内": "year", "年中": "year", "年": "year",
+    **{k: v for k, v in _ZH_TIME.items() if k not in ("月", "日")},
+    "个多月": "month", "星期": "week", "年间": "year", "年来": "year", "年内": "year", "年中": "year",
 }  # fmt: skip
 UNIT_MEASURES = frozenset({"km2", "m2", "m", "kg"})  # measures that are units (a claim may write them otherwise)
+
+
+def counts_things(q: Quantity) -> bool:
+    """Whether a quantity counts things a word names (staff, homes, 辆), not a unit, money or a share."""
+    return q.kind == "number" and q.measure not in UNIT_MEASURES | CURRENCIES
 
 
 def _measured(text: str, q: Quantity, at: int) -> Quantity:
@@ -631,7 +638,6 @@ class UnitReading:
 
 
 _PERCENT_UNIT = re.compile(r"^\s*(?:%|％|percent|per\s*cent|百分比|百分之|pct|percentage(?:\s+points?)?|pp|个百分点)\s*$", re.I)
-_ZH_TIME = {"年": "year", "个月": "month", "月": "month", "天": "day", "日": "day", "周": "week", "小时": "hour", "分钟": "minute"}
 
 
 def read_unit(unit: str | None) -> UnitReading:

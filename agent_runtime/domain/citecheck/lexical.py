@@ -62,7 +62,6 @@ _CLAUSE = re.compile(
     r"|但是|但|而且|然而|不过|之后|以后|因为|由于",
     re.I,
 )
-_word_score = word_score
 
 
 def _coverage(words: set[str], zh: bool, sentences: list[Sentence]) -> float:
@@ -70,7 +69,7 @@ def _coverage(words: set[str], zh: bool, sentences: list[Sentence]) -> float:
         return 1.0
     text = "".join(s.text for s in sentences)
     tokens = frozenset().union(*(s.tokens for s in sentences)) if sentences else frozenset()
-    return sum(_word_score(w, zh, text, tokens) for w in words) / len(words)
+    return sum(word_score(w, zh, text, tokens) for w in words) / len(words)
 
 
 def _clauses(text: str) -> list[str]:
@@ -84,7 +83,7 @@ def _matching_clauses(words: set[str], zh: bool, sentences: list[Sentence], fact
     for sentence in sentences:
         for clause in _clauses(sentence.text):
             tokens = frozenset(tx.content_tokens(clause))
-            score = sum(1 for w in words if _word_score(w, zh, clause, tokens) >= 1)
+            score = sum(1 for w in words if word_score(w, zh, clause, tokens) >= 1)
             if facts is not None and facts.quantities and re.search(r"\d", clause):
                 stated = fx.extract(clause, strict=False).quantities
                 score += sum(1 for q in facts.quantities if any(fx.satisfies(q, p) for p in stated))
@@ -170,20 +169,20 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         if s.headings not in in_headings:
             scope = heading_sentences("", s.headings)
             in_headings[s.headings] = (
-                {w for w in words if any(_word_score(w, zh, h.text, h.tokens) >= 1 for h in scope)},
+                {w for w in words if any(word_score(w, zh, h.text, h.tokens) >= 1 for h in scope)},
                 [d for d in claim_facts.dates if any(fx.date_satisfies(d, p) for h in scope for p in h.facts.dates)],
             )
         heading_words, heading_dates = in_headings[s.headings]
         if not heading_words and not heading_dates:
             return 0.0
-        new_words = sum(1 for w in heading_words if _word_score(w, zh, s.text, s.tokens) < 1)
+        new_words = sum(1 for w in heading_words if word_score(w, zh, s.text, s.tokens) < 1)
         new_dates = sum(1 for d in heading_dates if not any(fx.date_satisfies(d, p) for p in s.facts.dates))
         return 0.5 * (new_words + new_dates)
 
     hits = [fact_hits(s) for s in sentences]
     scored = []  # a tie goes to the sentence that states the claim's facts
     for k, s in enumerate(sentences):
-        own = sum(_word_score(w, zh, s.text, s.tokens) for w in words)
+        own = sum(word_score(w, zh, s.text, s.tokens) for w in words)
         scored.append((own + hits[k] + heading_hits(s), hits[k], -k))
     if not scored or max(scored)[0] <= 0:
         return CitationCheck(statement, "unsupported", reasons=[Reason("no_passage")])
@@ -321,13 +320,13 @@ def _join_neighbours(
     """The anchor, with the adjacent sentences that bring an ordinary word or a fact of the claim
     it lacks (a fact that the anchor states otherwise is caught as a swap later)."""
     chosen = [anchor]
-    have = {w for w in ordinary if _word_score(w, zh, sentences[anchor].text, sentences[anchor].tokens) >= 1}
+    have = {w for w in ordinary if word_score(w, zh, sentences[anchor].text, sentences[anchor].tokens) >= 1}
     held = _held(claim_facts, sentences[anchor])
     for step in (-1, 1):
         k = anchor + step
         while 0 <= k < len(sentences) and abs(k - anchor) <= _NEIGHBOURS and sentences[k].section == sentences[anchor].section:
             s = sentences[k]
-            new = {w for w in ordinary - have if _word_score(w, zh, s.text, s.tokens) >= 1}
+            new = {w for w in ordinary - have if word_score(w, zh, s.text, s.tokens) >= 1}
             facts = _held(claim_facts, s) - held
             if not new and not facts:
                 break
@@ -356,4 +355,4 @@ def _whole_page(sentences: tuple[Sentence, ...], title: str) -> Sentence:
 
 
 def _shares(ordinary: set[str], zh: bool, sentence: Sentence) -> bool:
-    return any(_word_score(w, zh, sentence.text, sentence.tokens) >= 1 for w in ordinary)
+    return any(word_score(w, zh, sentence.text, sentence.tokens) >= 1 for w in ordinary)

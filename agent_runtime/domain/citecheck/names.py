@@ -266,10 +266,9 @@ def _borne_by_another(name: str, claim: str, read: str) -> bool:
     gives with another given name: "Pierre Curie" where the passage's context says "Marie Curie"."""
     if not tx.is_latin(name) or name in _PLACE_WORDS:
         return False
-    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
-    if not run:
+    surname = _surname_after(name, claim)
+    if surname is None:
         return False
-    surname = _bare(run.group(1))
     given = re.findall(rf"\b([A-Z][^\W\d_]+)\s+(?:[A-Z]\.\s+)?{re.escape(surname)}\b", read)
     return any(g.lower() != name and g.lower() not in tx.STOP and g.lower() not in HONORIFICS for g in given)
 
@@ -325,10 +324,9 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
     "Curie" only if that last "… Curie" was "Pierre Curie". False when it was someone else's, None
     when the page gave no full name before the passage."""
     if tx.is_latin(name):
-        run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
-        if not run:
+        surname = _surname_after(name, claim)
+        if surname is None:
             return None
-        surname = _bare(run.group(1))
         # "Captain Pendry" is whom the page called "Captain … Pendry" ("Captain James Pendry"),
         # whoever of that surname it named last ("his son Thomas Pendry")
         for title in re.findall(rf"\b([A-Z][a-z]+)\.?\s+{re.escape(surname)}\b", passage):
@@ -405,19 +403,20 @@ def _called_short(name: str, claim: str, passage: str) -> bool:
     surname and title: "Pierre" of "Pierre Curie" where the passage says "Curie"; 王慧敏 where it
     says 王教授."""
     if not tx.is_latin(name):
-        surname = tx.zh_surname(name)
-        return 2 <= len(name) <= 4 and surname in tx.ZH_SURNAMES and any(
+        return 2 <= len(name) <= 4 and tx.zh_surname(name) in tx.ZH_SURNAMES and any(
             tx.zh_same_person(short, name) for short in tx.zh_people(passage)
         )
-    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
-    return bool(run) and bool(re.search(rf"\b{re.escape(_bare(run.group(1)))}\b", passage)) and not re.search(  # type: ignore[union-attr]
+    surname = _surname_after(name, claim)
+    return surname is not None and bool(re.search(rf"\b{re.escape(surname)}\b", passage)) and not re.search(
         rf"\b{re.escape(name)}\b", passage, re.I
     )
 
 
-def _bare(word: str) -> str:
-    """A name without its possessive: Penhaligon's → Penhaligon."""
-    return re.sub(r"['’]s$", "", word)
+def _surname_after(name: str, claim: str) -> str | None:
+    """The surname the claim writes after a given name ("Curie" of "Pierre Curie", "Pierre M.
+    Curie"), without its possessive (Penhaligon's → Penhaligon); None when none follows."""
+    run = re.search(rf"\b(?i:{re.escape(name)})\s+(?:[A-Z]\.\s+)?([A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+)", claim)
+    return re.sub(r"['’]s$", "", run.group(1)) if run else None
 
 
 def _refers_to_context(text: str, subjects: set[str]) -> bool:

@@ -80,7 +80,8 @@ RELATIVE_TIME = re.compile(
     re.I,
 )
 _SPAN_WORDS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
-_SPAN_DAYS = {"day": 1, "week": 7, "month": 30.44, "year": 365.25, "天": 1, "周": 7, "个月": 30.44, "年": 365.25}
+YEAR_DAYS = 365.25
+_SPAN_DAYS = {"day": 1, "week": 7, "month": 30.44, "year": YEAR_DAYS, "天": 1, "周": 7, "个月": 30.44, "年": YEAR_DAYS}
 _MOST = re.compile(r"\bthe\s+(?:largest|biggest|highest|greatest|longest|tallest|deepest)\b|(?<!不)最(?:多|高|大|长)的", re.I)
 _LEAST = re.compile(r"\bthe\s+(?:smallest|lowest|fewest|shortest)\b|(?<!不)最(?:少|低|小|短)的", re.I)
 _EARLIER = re.compile(
@@ -558,17 +559,15 @@ def span_days(text: str) -> tuple[float, float] | None:
 def _check_span(span: re.Match[str], sentences: list[Sentence]) -> list[Reason] | None:
     """A span of time between two of the source's dates (six days later): None when the source
     gives fewer than two dates with days, months or years to compare."""
-    raw = span.group(1) or span.group(3)
-    unit = (span.group(2) or span.group(4) or "").lower()
-    count = _SPAN_WORDS.get(raw.lower(), 0) or (int(raw) if raw.isdigit() else int(fx.zh_int(raw) or 0))
+    said = span_days(span.group(0))
     days = sorted({fx.day_range(d)[0] for s in sentences for d in s.facts.dates if d.y is not None or d.d is not None})
-    if not count or len(days) < 2:
+    if said is None or len(days) < 2:
         return None
     if any(RELATIVE_TIME.search(s.text) for s in sentences):
         return None  # "次年即加印", "the following year": a date the page gives only from another
-    want = count * _SPAN_DAYS[unit]
+    want, unit = said
     gaps = {b - a for a in days for b in days if b > a}
-    slack = {"day": 0.5, "天": 0.5, "week": 1, "周": 1}.get(unit, _SPAN_DAYS[unit] / 2)
+    slack = 0.5 if unit == 1 else 1 if unit == 7 else unit / 2  # a day's span to the day, a week's to a day
     if any(abs(gap - want) <= slack for gap in gaps):
         return []
     closest = min(gaps, key=lambda gap: abs(gap - want))

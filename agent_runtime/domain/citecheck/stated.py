@@ -15,7 +15,7 @@ import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.derived import derivable
 from agent_runtime.domain.citecheck.page import Context, Sentence, scoped_dates
-from agent_runtime.domain.citecheck.relations import RELATIVE_TIME, is_change
+from agent_runtime.domain.citecheck.relations import RELATIVE_TIME, YEAR_DAYS, is_change, span_days
 from agent_runtime.domain.citecheck.verdict import Reason
 
 
@@ -108,8 +108,8 @@ def check_amounts(
         # the passage gives the value, counting something the words call otherwise ("2,300 wild
         # reindeer" for "2,300 animals"): unconfirmed, not contradicted
         small_word = small_word or (
-            _counts(q) and bool(q.measure) and any(
-                fx.satisfies(_unmeasured(q), _unmeasured(p)) for p in anchor.facts.quantities if _counts(p) and p.measure not in ("", q.measure)
+            fx.counts_things(q) and bool(q.measure) and any(
+                fx.satisfies(_unmeasured(q), _unmeasured(p)) for p in anchor.facts.quantities if fx.counts_things(p) and p.measure not in ("", q.measure)
             )
         )  # fmt: skip
         stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
@@ -177,21 +177,16 @@ def _told_relatively(d: fx.Date, page: tuple[Sentence, ...]) -> bool:
     if d.y is None or d.m is not None:
         return False
     for k, s in enumerate(page):
-        counted = _YEARS_LATER.search(s.text)
+        span = span_days(s.text)
+        counted = span is not None and span[1] == YEAR_DAYS  # "two years later", 两年后
         if counted or RELATIVE_TIME.search(s.text):
             years = [p.y for x in page[max(0, k - 1) : k + 1] for p in x.facts.dates if p.y is not None]
-            if counted:
-                n = counted.group(1) or counted.group(2)
-                step = int(n) if n.isdigit() else int(fx.zh_int(n) or _YEAR_WORDS.get(n.lower(), 0))
-                if any(y + step == d.y for y in years):
+            if span is not None and counted:
+                if any(y + round(span[0] / YEAR_DAYS) == d.y for y in years):
                     return True
             elif any(abs(y - d.y) <= 1 for y in years):
                 return True
     return False
-
-
-_YEARS_LATER = re.compile(r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s+years?\s+(?:later|after)\b|(\d{1,2}|[一二两三四五六七八九十])年后", re.I)
-_YEAR_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def check_ordinals(
@@ -236,13 +231,8 @@ COMPARES = re.compile(
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
 
 
-def _counts(q: fx.Quantity) -> bool:
-    """Whether a quantity counts things named by a word (not a unit, a currency or a share)."""
-    return q.kind == "number" and q.measure not in fx.UNIT_MEASURES | fx.CURRENCIES
-
-
 def _unmeasured(q: fx.Quantity) -> fx.Quantity:
-    return dataclasses.replace(q, measure="") if _counts(q) else q
+    return dataclasses.replace(q, measure="") if fx.counts_things(q) else q
 
 
 def gathers(statement: str) -> bool:
