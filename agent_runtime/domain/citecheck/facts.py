@@ -620,7 +620,9 @@ def date_satisfies(claimed: Date, stated: Date) -> bool:
         return s_hi <= c_hi
     if claimed.bound == "gt":
         return s_lo > c_hi
-    return s_lo >= c_lo  # "ge"
+    # "ge": since, from, 自…起 — when something began, which a later date the page gives does not
+    # state (自6月1日起 is not "from 1 May to 16 August")
+    return stated.bound in ("eq", "approx") and c_lo <= s_lo and s_hi <= c_hi
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from agent_runtime.domain.citecheck.page import (
     source_sentences,
 )
 from agent_runtime.domain.citecheck.relations import check_relations, is_change, span_days
-from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles
+from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles, check_slot
 from agent_runtime.domain.citecheck.stated import (
     COMPARES,
     check_amounts,
@@ -292,6 +292,10 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
+    previous = sentences[anchor - 1].text if anchor else ""
+    slot_hard, slot_soft = check_slot(statement, sentences[anchor].text, source_text, previous)
+    hard += slot_hard
+    soft += slot_soft
     page_tokens = frozenset().union(*(x.tokens for x in sentences)) if sentences else frozenset()
     soft += check_actor(statement, [c for x in passage for c in _clauses(x.text)], page_tokens)
     soft += check_cause(statement, [*passage, *around.before])

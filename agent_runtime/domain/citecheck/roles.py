@@ -129,3 +129,145 @@ def check_cause(claim: str, passage: list[Sentence]) -> list[Reason]:
             found = sorted(effect & their_cause)[0]
             return [Reason("cause", said=said, found=found)]
     return []
+
+
+# What a Chinese name of a body or place ends with (惠邻超市, 县果业发展中心, 宁川市儿童医院).
+_ZH_BODY = re.compile(
+    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|馆|站|厂|协会|学会|基金会|"
+    r"俱乐部|超市|街道|乡|镇|村|县|湖|岛|港|桥|寺)$"
+)
+# A description of a name already given, in the slot where a page puts its subject: not a rival.
+_ZH_REFERENCE = re.compile(
+    r"^(?:该|其|本|全|此|这|那|它|他|她|上述|当地|同期|同年|目前|后来|此前|随后|今年|去年)"
+)
+_ZH_SPEECH = re.compile(r"(?:表示|介绍|指出|认为|透露|称|说)$")
+_HAN_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,12}$")
+_NOT_IN_NAMES = ("v", "p", "c", "d", "m", "r", "u", "q", "a")  # a verb, a preposition… is no part of a name
+_BEFORE_NAMES = ("v", "p", "c", "d", "r", "u", "q", "x")  # what ends the words of a name, read backwards
+
+
+def _zh_name(segment: str) -> str:
+    """The name a stretch of Chinese text is, or "": its words after a last 的 (相邻的桐岭乡 is
+    桐岭乡), without a verb of saying after it (市卫健委表示), when it is one of the page's kind of
+    names — ending like a body or a place, or holding a word jieba takes for a name that few texts
+    use (北方乳业, 江城雄狮, 乔蔚然), or one jieba has never seen — and holds no verb, preposition or
+    particle (基地位于, 在此, 涉及的产品: a phrase, not a name)."""
+    import jieba.posseg
+
+    name = _ZH_SPEECH.sub("", re.split(r"[的，、：；]", segment.rstrip("的"))[-1]).lstrip(
+        "据由在从经对向与和及被"
+    )
+    if not _HAN_ONLY.match(name) or _ZH_REFERENCE.match(name):
+        return ""
+    if _ZH_BODY.search(name) and len(name) >= 3:
+        return name
+    tx.zh_names("")  # jieba loaded quietly
+    pieces = list(jieba.posseg.cut(name))
+    if any(p.flag.startswith(_NOT_IN_NAMES) and p.flag != "ad" for p in pieces):
+        return ""
+    common = 1000
+    rare_name = any(
+        p.flag in ("nr", "ns", "nt", "nz", "nrt", "nrfg") and tx.zh_frequency(p.word) < common for p in pieces
+    )
+    unknown = any(len(p.word) >= 2 and tx.zh_frequency(p.word) == 0 for p in pieces)
+    # or a word few texts use, with another (草原 + 牧歌, 北方 + 乳业): a coined name, not a thing's word
+    coined = len(pieces) >= 2 and any(
+        len(p.word) >= 2 and p.flag.startswith("n") and tx.zh_frequency(p.word) < 100 for p in pieces
+    )
+    return name if rare_name or unknown or coined else ""
+
+
+def check_slot(
+    claim: str, anchor: str, page_text: str, previous: str = ""
+) -> tuple[list[Reason], list[Reason]]:
+    """A Chinese claim that puts one of the page's names where the anchor puts another, the words
+    before or after both the same: "草原牧歌2023年营业收入为215亿元" where the page says "北方乳业2023年
+    营业收入为215亿元" and speaks of 草原牧歌 elsewhere — a contradiction; and where the anchor's other
+    name is a speaker ("市卫健委表示，已协调…"), who may speak of the claim's, only unconfirmed. "该桥",
+    "该公司" in the anchor are the bridge or company it (or the sentence before it, `previous`) last
+    named. (English names are read by their capitals; Chinese writes none, and jieba misses most
+    names people invent, so both are read by where they stand.) Returns (hard, soft) reasons."""
+    if not tx.is_chinese(claim) or not tx.is_chinese(anchor):
+        return [], []
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, claim, anchor, autojunk=False).get_opcodes()
+    # stretches that differ, each with the length of what both texts share before and after it
+    runs: list[list[int]] = []  # claim from, to; anchor from, to; shared before, after
+    shared_before = 0
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal" and i2 - i1 >= 2:
+            if runs and runs[-1][5] == 0:
+                runs[-1][5] = i2 - i1
+            shared_before = i2 - i1
+            continue
+        if runs and runs[-1][5] == 0:
+            runs[-1][1], runs[-1][3] = i2, j2
+        else:
+            runs.append([i1, i2, j1, j2, shared_before, 0])
+    rest = page_text.replace(anchor, "")
+    for i1, i2, j1, j2, before, after in runs:
+        if max(before, after) < 2:
+            continue
+        said_text, found_text = claim[i1:i2].strip("，、 "), anchor[j1:j2].strip("，、 ")
+        said, found = (
+            _zh_name(said_text),
+            _zh_name(found_text) or _referent(found_text, previous + anchor[: j2 - 2]),
+        )
+        if (
+            not said
+            or not found
+            or not _on_page(said, rest)
+            or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4)
+        ):
+            continue  # (王慧敏 and 王教授: one person; another of one surname is the surname rule's)
+        if _shares_two(said, found) or _shares_two(found, claim) or tx.zh_name_found(said, anchor):
+            continue  # the same name written otherwise (雄狮队), or the claim's words in another order
+        speaker = bool(_ZH_SPEECH.search(found_text)) and not _ZH_SPEECH.search(said_text)
+        reason = Reason("actor", said=said, found=found)
+        return ([], [reason]) if speaker else ([reason], [])
+    return [], []
+
+
+def _referent(found: str, before: str) -> str:
+    """The name "该桥", "该公司" or "该校" (at the end of `found`) stands for: the last one the text
+    before it gives that ends like it (江汉二桥 for 该桥; a company's, a school's name for 该公司, 该校);
+    else ""."""
+    kind = re.search(r"该([\u4e00-\u9fff]{1,3})$", found)
+    if not kind:
+        return ""
+    ending = {
+        "公司": "(?:公司|集团|控股|超市|乳业|食品|科技|银行|航空)",
+        "校": "(?:大学|学院|中学|小学|学校)",
+    }.get(kind.group(1), re.escape(kind.group(1)))
+    found_before = list(re.finditer(ending, before))
+    if not found_before:
+        return ""
+    last = found_before[-1]
+    import jieba.posseg
+
+    tx.zh_names("")  # jieba loaded quietly
+    pieces = list(jieba.posseg.cut(before[: last.start()]))
+    name = last.group(0)
+    # the words before it that can be part of a name (江汉 and 二 of 江汉二桥; not 另建)
+    while pieces and (
+        not pieces[-1].flag.startswith(_BEFORE_NAMES)
+        or (pieces[-1].flag == "m" and not pieces[-1].word.isdigit())
+    ):
+        name = pieces.pop().word + name
+        if len(name) > 8:
+            return ""
+    return _zh_name(name)
+
+
+def _on_page(name: str, text: str) -> bool:
+    """Whether a Chinese name is in the text, also without its place ("县气象局" for 宁川县气象局)."""
+    place = re.match(r"[\u4e00-\u9fff]{2,3}?(?=[省市县区])", name)
+    return tx.zh_name_found(name, text) or bool(
+        place and len(name) - place.end() >= 3 and name[place.end() :] in text
+    )
+
+
+def _shares_two(name: str, text: str) -> bool:
+    """Whether two characters in a row of `name` are in `text`."""
+    return any(name[k : k + 2] in text for k in range(len(name) - 1))

@@ -434,6 +434,11 @@ def zh_people(text: str) -> tuple[str, ...]:
 _ZH_THING_ENDINGS = frozenset("塔寺庙桥湖山河江街路村镇乡县市省港岛楼阁殿园馆宫墓洞泉")
 
 
+def zh_frequency(word: str) -> int:
+    """How often jieba's dictionary has met a Chinese word (0: never, as with most invented names)."""
+    return int(_jieba().dt.FREQ.get(word, 0))
+
+
 def _two_common_words(word: str) -> bool:
     """Whether a four-character "name" is two common words (农村居民 = 农村 + 居民), which jieba
     sometimes tags as a person because 农 is a surname."""

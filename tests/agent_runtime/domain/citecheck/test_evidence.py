@@ -255,3 +255,53 @@ def test_a_span_against_a_page_giving_a_year_alone_and_a_month_of_it_is_read() -
     assert result.verdict in ("supported", "weak"), result.explain()
     later = check_citation("Thirty-five years after her launch she was replaced.", "She was launched in 1962. In May 1997 she was replaced; in 1997 she was sold.")
     assert later.verdict in ("supported", "weak", "unsupported")  # a verdict, not a crash
+
+
+DAIRY = """# 草原牧歌乳业
+
+**草原牧歌**成立于2009年，总部位于呼和浩特，主营巴氏杀菌奶和低温酸奶。
+
+## 经营
+
+2023年，草原牧歌营业收入18.6亿元，净利润1.4亿元，在华北低温奶市场的份额约为9%。
+
+## 收购
+
+2024年3月，北方乳业宣布以32亿元收购草原牧歌70%的股权。北方乳业2023年营业收入为215亿元，但低温产品占比不足10%。为缓解运力紧张，北方乳业在包头另建北河冷链中心，该中心日处理鲜奶1,200吨。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("草原牧歌2023年营业收入为215亿元。", "unsupported"),  # 北方乳业's revenue, given to 草原牧歌
+        ("草原牧歌2023年营业收入为18.6亿元。", "supported"),
+        ("北方乳业2023年营业收入为215亿元。", "supported"),
+        ("草原牧歌日处理鲜奶1,200吨。", "unsupported"),  # 该中心 is the 北河冷链中心 北方乳业 built
+        ("北河冷链中心日处理鲜奶1,200吨。", "supported"),
+    ],
+)
+def test_a_chinese_name_put_where_the_page_puts_another_is_a_swap(claim: str, verdict: str) -> None:
+    assert check_citation(claim, DAIRY, title="草原牧歌乳业").verdict == verdict
+
+
+CLOSED_SEASON = """# 今年伏季休渔启动
+
+农业农村部公告，今年南海伏季休渔自5月1日12时起至8月16日12时止，休渔期间除钓具外的所有作业类型均须停止作业。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        (
+            "今年南海伏季休渔自6月1日12时起开始。",
+            "unsupported",
+        ),  # a start the page does not give; 8月16日 is its end
+        ("今年南海伏季休渔自5月1日12时起开始。", "supported"),
+        ("The South China Sea fishing ban runs from 1 June.", "unsupported"),
+    ],
+)
+def test_a_start_date_is_stated_only_by_that_start(claim: str, verdict: str) -> None:
+    source = CLOSED_SEASON + "\nThe South China Sea fishing ban runs from 1 May to 16 August.\n"
+    assert check_citation(claim, source).verdict == verdict
