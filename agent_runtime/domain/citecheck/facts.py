@@ -457,6 +457,8 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
         name, factor = next((_UNITS[k] for k, v in unit.groupdict().items() if v), ("", 1.0))
         return Quantity(q.value * factor, q.unit * factor, q.kind, q.text, q.bound, q.exact, name)
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", after[:30])]
+    if words[:1] in (["last"], ["previous"]) and len(words) > 1 and words[1].rstrip("s") in _TIME_UNITS:
+        words = []  # "1.48 million last year": when, not how long
     words = [w for w in words if w not in _ADJECTIVES and not _ADJECTIVE_ENDING.search(w)][:1]
     han = re.match(r"\s*(美元|欧元|英镑|[\u4e00-\u9fff])", after)
     if measure or q.kind != "number":

@@ -222,7 +222,6 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
             q, [p for x in passage for p in x.facts.quantities], [], products=True
         )
 
-    # (not when the claim names the two dates or ordinals its figures are paired by)
     page_dates = [d for x in sentences for d in scoped_dates(x)]
 
     def spanned_elsewhere(reason: Reason) -> bool:
@@ -231,8 +230,17 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         span = span_days(reason.said) if reason.kind == "relation" else None
         return span is not None and derivable(fx.Quantity(span[0], span[1], "duration", reason.said, "eq", True, "day"), [], page_dates)
 
-    paired_otherwise = len(claim_facts.dates) + len(claim_facts.ordinals) < 2 and any(
-        is_change(statement, q) and (any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) or worked_out(q))
+    # (when the claim names the two dates or ordinals its figures are paired by, only the passage's
+    # own figures giving its change: "rose by about 120 percent between the first and second
+    # seasons" where the passage gives 3,100 and 6,840)
+    paired_by_name = len(claim_facts.dates) + len(claim_facts.ordinals) >= 2
+    paired_otherwise = any(
+        is_change(statement, q)
+        and (
+            worked_out(q, passage)
+            if paired_by_name
+            else any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) or worked_out(q)
+        )
         for q in claim_facts.amounts
     )
     for reason in related.hard:
@@ -298,7 +306,8 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     soft += slot_soft
     page_tokens = frozenset().union(*(x.tokens for x in sentences)) if sentences else frozenset()
     soft += check_actor(statement, [c for x in passage for c in _clauses(x.text)], page_tokens)
-    soft += check_cause(statement, [*passage, *around.before])
+    subject = frozenset().union(*(h.tokens for h in around.headings)) if around.headings else frozenset()
+    soft += check_cause(statement, [*passage, *around.before], subject)
     verdict: Verdict
     if hard:
         verdict = "unsupported"

@@ -106,17 +106,23 @@ def _sides(text: str) -> tuple[set[str], set[str]] | None:
     return (after, before) if link.group("after") else (before, after)
 
 
-def check_cause(claim: str, passage: list[Sentence]) -> list[Reason]:
+def check_cause(claim: str, passage: list[Sentence], subject: frozenset[str] = frozenset()) -> list[Reason]:
     """Cause and effect the other way round: the claim's cause shares more words with the
     source's effect than with its cause, and its effect more with the source's cause; or a link
-    the passage does not make at all ("A prompted B" where the page says A, then B)."""
+    the passage does not make at all: no words of cause or effect there ("A prompted B" where the
+    page says A, then B), or words of one side only, besides the page's `subject` ("Tallis' 2020
+    loss was caused by its recall" where the passage tells of the recall and another paragraph of
+    the loss)."""
     mine = _sides(claim)
     if mine is None:
         return []
-    if not any(_LINK.search(s.text) or _OPENING_CAUSE.match(s.text) or _LOOSE_CAUSE.search(s.text) for s in passage):
+    cause, effect = mine
+    words = frozenset().union(*(s.tokens for s in passage)) - subject if passage else frozenset()
+    one_side = bool(cause - subject) and bool(effect - subject) and not (cause & words and effect & words)
+    linked = any(_LINK.search(s.text) or _OPENING_CAUSE.match(s.text) or _LOOSE_CAUSE.search(s.text) for s in passage)
+    if one_side or not linked:
         link = _OPENING_CAUSE.match(claim) or _LINK.search(claim)
         return [Reason("cause_unstated", said=link.group(0).strip() if link else "")]
-    cause, effect = mine
     for sentence in passage:
         theirs = _sides(sentence.text)
         if theirs is None:

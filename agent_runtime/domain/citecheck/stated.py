@@ -55,6 +55,8 @@ def where_said(statement: str, claim_facts: fx.Facts, zh: bool, anchor: Sentence
             )
 
         need = max(2, said(anchor.text))
+        if together and len(clause) >= 2:  # two figures of the clause stated together: one word to share will do
+            return any(with_the_rest(x) and said(x.text) >= 1 for x, _ in stating)
         return len(clause) >= 2 and any(said(lead_to(x, figure)) >= need and with_the_rest(x) for x, figure in stating)
 
     return said_where

@@ -228,6 +228,11 @@ def test_shares_differences_and_directions_are_read_for_what_they_are(claim: str
          "Norlex Steel said it would cut 420 jobs at its Tarrow works. Its shares rose 3% on the news."),
         ("由于土地出让收入仅完成年初预算的62%，江临市城乡社区支出削减了8.4%。",
          "江临市土地出让收入仅完成年初预算的62%。江临市城乡社区支出比上年削减8.4%。"),
+        # the passage has a link of its own, and tells of one side only: the other is another paragraph's
+        ("Tallis Robotics' 2020 loss of €12 million was caused by its recall of TR-7 arms.",
+         "# Tallis Robotics\n\nThe company reported its only annual loss in 2020, of €12 million, which it attributed to "
+         "factory closures during the pandemic.\n\n## Recall\n\nIn 2021 Tallis recalled about 2,300 TR-7 arms after a "
+         "software fault caused unexpected movements."),
     ],
 )  # fmt: skip
 def test_a_causal_link_the_page_never_makes_leaves_the_sentence_unconfirmed_not_flagged(claim: str, source: str) -> None:
@@ -305,3 +310,29 @@ CLOSED_SEASON = """# 今年伏季休渔启动
 def test_a_start_date_is_stated_only_by_that_start(claim: str, verdict: str) -> None:
     source = CLOSED_SEASON + "\nThe South China Sea fishing ban runs from 1 May to 16 August.\n"
     assert check_citation(claim, source).verdict == verdict
+
+
+SEEDS = """# Brackwell seed library doubles lending
+
+BRACKWELL — A scheme that lets residents borrow seeds from the town library, and return seeds from their own
+harvest, lent out 6,840 packets in its second season, more than twice the 3,100 of its first, the library said.
+
+Borrowers may take up to five packets at a time. Last year around 1,200 packets came back, up from 410 in the
+first season. Passenger traffic on the library's ferry reached 1.48 million last year, up 6 percent.
+"""
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # a change the passage's own two figures give, though the claim names its seasons
+        "Seed packets lent by Brackwell library rose by about 120 percent between the first and second seasons.",
+        # two figures stated together in another sentence than the one the claim's words lead to
+        "Seed returns to the Brackwell scheme nearly tripled in its second season, from 410 packets to about 1,200.",
+        # "1.48 million last year" is a count said in a year, not 1.48 million years
+        "Passenger traffic on the ferry rose 6 percent last year to nearly 1.5 million.",
+    ],
+)
+def test_a_report_sentence_working_with_the_pages_figures_is_not_flagged(claim: str) -> None:
+    result = check_citation(claim, SEEDS)
+    assert result.verdict != "unsupported", result.explain()
