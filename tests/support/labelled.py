@@ -26,6 +26,7 @@ The sets (see bench_citations.py for what each is for):
     context dev 5     benchmarks/data/context5_pairs_{en,zh}.jsonl  (summaries and report sentences)
     context heldout 3 benchmarks/data/heldout3_context_{en,zh}.jsonl
     context heldout 4 benchmarks/data/heldout4_context_{en,zh}.jsonl  (summaries and report sentences)
+    context dev 6     benchmarks/data/context6_pairs_{en,zh}.jsonl  (summaries and report sentences)
 
 The held-out sets are for measuring only: load them through `load`, compare aggregate figures, and
 never read them pair by pair while changing the rules (an error here names a file and a line, never
@@ -62,6 +63,7 @@ SETS: dict[str, tuple[Path, ...]] = {
     "context dev 5": (BENCHMARK_DATA / "context5_pairs_en.jsonl", BENCHMARK_DATA / "context5_pairs_zh.jsonl"),
     "context heldout 3": (BENCHMARK_DATA / "heldout3_context_en.jsonl", BENCHMARK_DATA / "heldout3_context_zh.jsonl"),
     "context heldout 4": (BENCHMARK_DATA / "heldout4_context_en.jsonl", BENCHMARK_DATA / "heldout4_context_zh.jsonl"),
+    "context dev 6": (BENCHMARK_DATA / "context6_pairs_en.jsonl", BENCHMARK_DATA / "context6_pairs_zh.jsonl"),
 }
 LABELS = ("supported", "unsupported")
 LANGS = ("en", "zh")
