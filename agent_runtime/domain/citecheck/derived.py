@@ -49,7 +49,10 @@ def derivable(
             if _close(claimed, span, slack):
                 return True
         # or the difference of two spans the page gives ("open 81 days a year … 52 days": 29 days shorter)
-    peers = [f for f in list(figures)[:MAX_FIGURES] if f.kind != "ordinal" and (f.kind == "duration") == (claimed.kind == "duration")]
+    peers = [
+        f for f in list(figures)[:MAX_FIGURES]
+        if f.kind != "ordinal" and ((f.kind == "duration") == (claimed.kind == "duration") or claimed.kind == "percent")
+    ]  # fmt: skip
     for a, b in combinations(peers, 2):
         for value in _worked_out(claimed, a, b, products):
             if _close(claimed, value):
@@ -70,7 +73,9 @@ def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: 
         out = []
         if a.kind == b.kind == "percent":
             out.append(abs(x - y))  # percentage points
-        if a.kind == b.kind == "number" and a.compatible(b):
+            if x + y <= 100:
+                out.append(x + y)  # two shares of one whole together (45% and 30%: 约四分之三)
+        if a.kind == b.kind and a.kind in ("number", "duration") and a.compatible(b):  # (21 working days to 6: 71% shorter)
             if x:
                 out.append(abs(y - x) / abs(x) * 100)  # a change in percent
             if y:

@@ -44,6 +44,14 @@ _FRACTIONS = {
     "three quarters": 75.0, "three-quarters": 75.0, "one in five": 20.0, "one in four": 25.0,
     "one in three": 100 / 3, "one in ten": 10.0, "a fifth": 20.0, "one fifth": 20.0, "a tenth": 10.0,
 }  # fmt: skip
+# two-fifths, three fifths, seven-tenths, five-eighths… (and "three in five")
+_FRACTIONS |= {
+    f"{numerator}{joint}{name}s": 100 * n / d
+    for d, name in ((5, "fifth"), (6, "sixth"), (8, "eighth"), (10, "tenth"))
+    for n, numerator in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine"), start=2)
+    if n < d
+    for joint in ("-", " ")
+} | {f"{numerator} in {whole}": 100 * n / d for n, numerator in ((2, "two"), (3, "three"), (4, "four")) for d, whole in ((3, "three"), (4, "four"), (5, "five"), (10, "ten")) if n < d}
 _SCALE = {
     "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "mln": 1e6, "billion": 1e9,
     "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12, "万": 1e4, "亿": 1e8, "千": 1e3, "百万": 1e6,
@@ -61,7 +69,7 @@ _BEFORE = [
     ("nearly", r"nearly|almost|just under|just shy of|not quite|close to|将近|接近|近|差不多|几乎"),
     ("lt", r"less than|fewer than|under|below|lower than|short of|不到|不足|少于|低于|小于|未满|未达"),
     ("le", r"up to|as many as|as much as|at most|no more than|a maximum of|maximum of|as high as|不超过|最多|至多|不高于"),
-    ("approx", r"about|around|roughly|approximately|some|circa|an estimated|estimated|or so|约|大约|大概|估计|预计"),
+    ("approx", r"about|around|roughly|approximately|some|circa|an estimated|estimated|or so|约为|约合|约达|约有|约|大约|大概|估计|预计"),
 ]  # fmt: skip
 _AFTER = [
     ("gt", r"^\s*(?:多|余|有余|以上|多万|多亿)"),

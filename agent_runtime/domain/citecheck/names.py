@@ -219,12 +219,27 @@ def check_names(
         ),
     ]  # fmt: skip
     unconfirmed = [
-        n for n in missing if n not in contradicted and page is not None and _name_found(n, page.tokens, page.text)
-    ]
+        n for n in missing
+        if n not in contradicted and page is not None
+        and (_name_found(n, page.tokens, page.text) or _miscut(n, claim, page.text))
+    ]  # fmt: skip
     return (
         [Reason("name", said=_display(n)) for n in [*contradicted, *(n for n in missing if n not in contradicted + unconfirmed)]],
         [Reason("name", said=_display(n)) for n in unconfirmed],
     )
+
+
+def _miscut(name: str, claim: str, page_text: str) -> bool:
+    """Whether a short Chinese "name" is jieba's cut across two words of the claim, which the page
+    writes apart: 比马 of "比马骁的" (the page: 马骁的), 港海 of "北礁港海铁联运" (海铁联), 占岚江 of
+    "占岚江市政府" (江市政) — one end of it, with the two characters of the claim beyond, is on the page."""
+    if tx.is_latin(name) or len(name) > 3:
+        return False
+    for m in re.finditer(re.escape(name), claim):
+        for window in (claim[max(0, m.start() - 2) : m.start() + 1], claim[m.end() - 1 : m.end() + 2]):
+            if len(window) == 3 and all(_HAN.fullmatch(c) for c in window) and window in page_text:
+                return True
+    return False
 
 
 def _speaks_of_a_thing(text: str) -> bool:

@@ -135,6 +135,8 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         up = up or _MORE_AFTER.search(tail)
         down = down or _LESS_AFTER.search(tail)
     factor = _factor(claim)
+    if factor and re.search(r"占[^，。；]{0,20}$", claim[: factor[1].start()]):
+        factor = None  # "占全市病例的一半以上": a share of a whole, not half of another figure
     if factor and any(_same_multiple(factor[1].group(0), s.text) for s in sentences):
         factor = None  # "a planet 2.4 times the size of Earth": the source states the multiple itself
     if factor and not (up or down):  # "eight times as long", "约为2019年的一半"

@@ -336,3 +336,44 @@ first season. Passenger traffic on the library's ferry reached 1.48 million last
 def test_a_report_sentence_working_with_the_pages_figures_is_not_flagged(claim: str) -> None:
     result = check_citation(claim, SEEDS)
     assert result.verdict != "unsupported", result.explain()
+
+
+PORT = """# 北礁港
+
+## 后湾作业区
+
+后湾作业区于2016年投入使用，2024年处理商品车37.6万辆，其中出口车辆占62%。
+
+## 报销改革
+
+2023年，学校上线科研经费“一站式”报销平台，平均报销周期由原来的21个工作日缩短至6个工作日。
+
+## 发掘
+
+出土瓷片中，龙泉窑青瓷约占45%，景德镇青白瓷占30%。
+
+## 财政
+
+专项债务余额为715亿元，占岚江市政府债务余额的63.5%。
+"""
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "2024年北礁港后湾作业区处理的出口商品车约为23万辆。",  # 37.6万 × 62%, given as about so much
+        "上线报销平台后，科研经费平均报销周期缩短了15个工作日，降幅超过七成。",  # 21 − 6, and 71% shorter
+        "出土瓷片中，龙泉窑青瓷和景德镇青白瓷合计约占四分之三。",  # 45% and 30% of one whole
+        "截至2024年末，专项债务占岚江市政府债务余额的六成以上。",  # 占岚江 is jieba's cut across two words, no name
+        "Nearly three-fifths of the trust's income came from the county health board.",
+    ],
+)
+def test_a_report_sentence_working_out_shares_and_differences_is_not_flagged(claim: str) -> None:
+    source = PORT + "\nThe county health board gave the trust £11.6 million of its £19.8 million income.\n"
+    result = check_citation(claim, source)
+    assert result.verdict != "unsupported", result.explain()
+
+
+def test_a_figure_the_page_never_works_out_is_still_flagged() -> None:
+    result = check_citation("2024年北礁港后湾作业区处理的出口商品车约为31万辆。", PORT)
+    assert result.verdict == "unsupported", result.explain()
