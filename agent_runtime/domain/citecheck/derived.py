@@ -34,7 +34,7 @@ def derivable(
     from 26 to 22")."""
     written = re.match(r"\D*(\d[\d,]*(?:\.\d+)?)", claimed.text)  # the number as written (76 of 76毫米)
     tiny = not written or (float(written.group(1).replace(",", "")) < _SMALL and "." not in written.group(1))
-    if claimed.kind == "ordinal" or (claimed.kind == "number" and tiny and not small):
+    if claimed.kind == "ordinal" or (claimed.kind == "number" and tiny and not small and claimed.measure not in _MULTIPLES):
         return False
     if claimed.bound not in ("eq", "approx", "nearly") and claimed.kind != "percent":
         return False  # "more than 150": a range some pair falls in by chance (a share's is narrower: "more than a third")
@@ -58,6 +58,13 @@ def derivable(
             if _close(claimed, value):
                 return True
     return False
+
+
+def multiplied(claimed: fx.Quantity, counts: Iterable[fx.Quantity], amounts: Iterable[fx.Quantity]) -> bool:
+    """Whether `claimed` is one of the claim's `counts` times one of `amounts` counted alike ("two
+    doses at about 6 dollars each would cost around 12 dollars"; four ships at 38 million: "about
+    150 million in total")."""
+    return any(_alike(claimed, a) and c.value > 1 and _close(claimed, c.value * a.value) for c in counts for a in amounts)
 
 
 def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: bool = False) -> list[float]:

@@ -77,7 +77,8 @@ _AFTER = [
     ("approx", r"^\s*(?:左右|上下|or so)"),
     ("ge", r"^\s*or more"),
 ]
-_BEFORE_RE = [(bound, re.compile(rf"(?<![A-Za-z])(?:{cue})\s*[$€£¥]?\s*$", re.I)) for bound, cue in _BEFORE]
+_CODE = r"(?:US\$|A\$|C\$|NZ\$|HK\$|USD|EUR|GBP|CNY|RMB|AUD|CAD|JPY|CHF)"  # a currency written before its amount
+_BEFORE_RE = [(bound, re.compile(rf"(?<![A-Za-z])(?:{cue})\s*(?:[$€£¥]|{_CODE})?\s*$", re.I)) for bound, cue in _BEFORE]
 _AFTER_RE = [(bound, re.compile(cue, re.I)) for bound, cue in _AFTER]
 _DATE_BEFORE = [
     ("lt", r"before|prior to|earlier than|以前|之前"),
@@ -447,6 +448,9 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
     for sign in ("$", "£", "€", "¥"):
         if before.endswith(sign) or re.search(rf"{re.escape(sign)}\s*\d", q.text):  # "roughly €41 million"
             measure = _CURRENCY[sign]
+    code = re.search(rf"({_CODE})\s*$", text[max(0, start - 6) : start], re.I) or re.search(rf"({_CODE})\s*\d", q.text, re.I)
+    if code and not measure:  # "USD 38 million", "EUR 2.1bn"
+        measure = {"us$": "usd", "rmb": "cny"}.get(code.group(1).lower(), code.group(1).lower())
     after = text[end : end + 40]
     column = None if measure or q.kind != "number" else _COLUMN_UNIT.search(text[max(0, start - 24) : start])
     if column is None and not measure and q.kind == "number":  # a table row whose first cell names the unit

@@ -70,8 +70,8 @@ _WORD_NUMBER = {
     "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
 }  # fmt: skip
 _SPAN = re.compile(
-    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a)\s+(day|week|month|year)s?\s+(?:later|after|afterwards|on)\b(?!\s+than)"
-    r"|(\d+|[一二两三四五六七八九十])\s*(天|周|个月|年)(?:后|之后|以后)",
+    r"(?<![\d.,])\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a)\s+(day|week|month|year)s?\s+(?:later|after|afterwards|on)\b(?!\s+than)"
+    r"|(?<![\d.,])(\d+|[一二两三四五六七八九十])\s*(天|周|个月|年)(?:后|之后|以后)",  # (not 8.9 days on wards)
     re.I,
 )
 RELATIVE_TIME = re.compile(

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
-from agent_runtime.domain.citecheck.derived import derivable
+from agent_runtime.domain.citecheck.derived import derivable, multiplied
 from agent_runtime.domain.citecheck.page import Context, Sentence, scoped_dates
 from agent_runtime.domain.citecheck.relations import RELATIVE_TIME, YEAR_DAYS, is_change, span_days
 from agent_runtime.domain.citecheck.verdict import Reason
@@ -116,23 +116,26 @@ def check_amounts(
         )  # fmt: skip
         stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
         share = q.kind == "percent" and q.unit >= 2  # "a third", 六成, 三分之一: a share of a whole, no rate
+        # a count of the claim's times an amount ("four ships … about USD 150 million in total": 38 million each)
+        each = compares and multiplied(q, [o for o in claim.amounts if o is not q and fx.counts_things(o)], [*rivals, *others])
         if rivals:
             reason = Reason("value", said=q.text, found=", ".join(dict.fromkeys(p.text for p in rivals)))
             # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
             # (a share of percentage points only out of the passage's own shares: 16.8% against 21.3%)
             # (a figure given as about so much, 约23万辆, that two of the passage's own give: a report's estimate)
-            small_word = small_word or (stated and gathers) or (
+            small_word = small_word or (stated and gathers) or each or (
+                compares and derivable(q, rivals, [], small=True)  # 缩短了15个工作日: from 21 to 6
+            ) or (
                 not stated and (
                     ((compares or share or shares) and (worked_out(q, passage) if q.kind == "percent" and not share else worked_out(q)))
                     or (q.bound in ("approx", "nearly") and worked_out(q, passage))
-                    or (compares and derivable(q, rivals, [], small=True))  # 缩短了15个工作日: from 21 to 6
                 )
             )  # fmt: skip
         else:
             reason = Reason("value_absent", said=q.text)
             # stated elsewhere on the page, where the passage's words do not lead, or worked out of
             # two of its figures: unconfirmed, not wrong
-            small_word = small_word or stated or worked_out(q)
+            small_word = small_word or stated or each or worked_out(q)
         (soft if small_word else hard).append(reason)
     return hard, soft
 

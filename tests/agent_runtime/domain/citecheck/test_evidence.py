@@ -377,3 +377,31 @@ def test_a_report_sentence_working_out_shares_and_differences_is_not_flagged(cla
 def test_a_figure_the_page_never_works_out_is_still_flagged() -> None:
     result = check_citation("2024年北礁港后湾作业区处理的出口商品车约为31万辆。", PORT)
     assert result.verdict == "unsupported", result.explain()
+
+
+SHIPPING = """# Nordvik Line
+
+In 2022 Nordvik ordered four vessels able to run on methanol, at a reported cost of USD 38 million each.
+Overtime for plough drivers reached $2.9 million, against $1.7 million for the whole of the previous winter.
+Since 2015 the gauge has dropped below 80 centimetres on 41 days a year, against 13 a year in the 1990s.
+A review found virtual ward stays averaged 6.2 days, against 8.9 days on wards.
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "wrong"),
+    [
+        ("The four methanol ships Nordvik ordered were reported to cost about USD 150 million in total.",  # 4 × 38
+         "The four methanol ships Nordvik ordered were reported to cost about USD 190 million in total."),
+        ("Overtime this winter has already exceeded the whole of the previous winter's total by $1.2 million.",  # 2.9 − 1.7
+         "Overtime this winter has already exceeded the whole of the previous winter's total by $1.6 million."),
+        ("Since 2015 the gauge has dropped below 80 centimetres on roughly three times as many days a year as in the 1990s.",
+         "Since 2015 the gauge has dropped below 80 centimetres on roughly ten times as many days a year as in the 1990s."),
+        ("Virtual ward stays averaged 6.2 days against 8.9 days on wards.",  # no span "9 days on" in 8.9
+         "Virtual ward stays averaged 6.2 days against 9.8 days on wards."),
+    ],
+)  # fmt: skip
+def test_counts_times_amounts_small_multiples_and_decimals_are_read(claim: str, wrong: str) -> None:
+    result = check_citation(claim, SHIPPING)
+    assert result.verdict != "unsupported", result.explain()
+    assert check_citation(wrong, SHIPPING).verdict != "supported"
