@@ -294,6 +294,8 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         tx.negation_count(statement, tx.content_tokens(matching), other=matching) % 2
         != tx.negation_count(matching, ordinary or words, other=statement) % 2  # what the claim says of its names
     )
+    if negated and gathers(statement) and _negations_hold(statement, zh, sentences):
+        negated = False  # a summary's negated clause ("…无人值守") said so where the page says it
     flip = tx.opposite(statement, matching)
     if negated and not flip:
         hard.append(Reason("negation"))
@@ -325,6 +327,23 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     return CitationCheck(
         statement, verdict, text, lines, hard + soft, "lexical", round(min(1.0, coverage), 3), context=around.describe()
     )
+
+
+def _negations_hold(statement: str, zh: bool, sentences: tuple[Sentence, ...]) -> bool:
+    """Whether each clause of a sentence that gathers several facts is negated as the clause of the
+    page that says most of what it says (a summary takes each from where the page says it)."""
+    page = [(c, frozenset(tx.content_tokens(c))) for s in sentences for c in _clauses(s.text)]
+    for clause in _clauses(statement):
+        words = tx.content_tokens(clause)
+        if len(words) < 2:
+            continue
+        score, best = max(((sum(word_score(w, zh, c, t) >= 1 for w in words), c) for c, t in page), default=(0, ""))
+        if score < 2:
+            return False
+        tokens = frozenset(tx.content_tokens(best))
+        if tx.negation_count(clause, tokens, other=best) % 2 != tx.negation_count(best, words, other=clause) % 2:
+            return False
+    return True
 
 
 def _join_neighbours(

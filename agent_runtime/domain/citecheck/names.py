@@ -367,8 +367,8 @@ def _named_earlier(name: str, claim: str, passage: str, earlier: list[Sentence])
                 for x in earlier
                 for m in re.finditer(rf"{title}({family}[\u4e00-\u9fff]{{1,2}})|({family}[\u4e00-\u9fff]{{1,2}}?){title}", x.text)
             ]
-            if titled:
-                return name in titled
+            if titled:  # ("主任何静介绍": 何静 or 何静介, as the characters after the title may run on)
+                return any(t.startswith(name) for t in titled)
 
         def given(text: str) -> list[str]:
             whole = [text] if 2 <= len(text) <= 4 and text.startswith(family) else []  # a title that is a name

@@ -405,3 +405,29 @@ def test_counts_times_amounts_small_multiples_and_decimals_are_read(claim: str, 
     result = check_citation(claim, SHIPPING)
     assert result.verdict != "unsupported", result.explain()
     assert check_citation(wrong, SHIPPING).verdict != "supported"
+
+
+LIBRARY = """# 青槐社区“深夜书房”
+
+“深夜书房”由社区车棚改造而成，每天22时至次日8时无人值守，读者刷卡进入。
+
+## 志愿者
+
+青槐社区自今年3月起招募了26名志愿者，在晚间19时至22时轮流值守。
+
+## 开放
+
+宁川市儿童医院门诊部主任何静介绍，冬季门诊量较11月增加约六成。何主任说，目前就诊患儿中约七成为3岁以上儿童。
+"""
+
+
+def test_each_clause_of_a_summary_is_negated_as_the_page_clause_it_comes_from() -> None:
+    true = "“深夜书房”每天22时至次日8时无人值守，青槐社区自今年3月起还招募了26名志愿者在晚间19时至22时轮流值守。"
+    assert check_citation(true, LIBRARY).verdict != "unsupported", check_citation(true, LIBRARY).explain()
+    wrong = "“深夜书房”每天22时至次日8时无人值守，青槐社区自今年3月起没有招募志愿者在晚间19时至22时值守。"
+    assert check_citation(wrong, LIBRARY).verdict == "unsupported"
+
+
+def test_a_title_before_a_name_that_runs_on_is_read_as_that_person() -> None:
+    result = check_citation("何静表示，目前就诊的患儿中约七成是3岁以上儿童。", LIBRARY)
+    assert result.verdict != "unsupported", result.explain()
