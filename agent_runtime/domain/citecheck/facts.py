@@ -406,7 +406,8 @@ _UNIT = re.compile(
     r"|(?P<m>met(?:re|er)s?\b|m\b(?![²2])|米)"
     r"|(?P<kg>kilo(?:gram(?:me)?)?s?\b|kg\b|千克|公斤)"
     r"|(?P<t>tonnes?\b|tons?\b|吨)"
-    r"|(?P<people>(?:people|persons|staff|employees|workers|residents|inhabitants)\b)"
+    r"|(?P<people>(?:people|persons|staff|employees|workers|residents|inhabitants|visitors|tourists|passengers|"
+    r"students|pupils|members|volunteers|spectators|adults|children)\b)"
     r")",
     re.I,
 )

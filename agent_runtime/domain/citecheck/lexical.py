@@ -250,7 +250,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     amount_hard, amount_soft = check_amounts(
         claim_facts, sentences[anchor], [*passage, *around.levels], elsewhere, related.explained, sentences, said_where,
         worked_out,
-        bool(COMPARES.search(statement)), gathers(statement),
+        bool(COMPARES.search(statement)), gathers(statement), statement,
     )  # fmt: skip
     hard += amount_hard
     soft += amount_soft

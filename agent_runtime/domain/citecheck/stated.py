@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
@@ -73,8 +73,9 @@ def check_amounts(
     worked_out: Callable[..., bool],
     compares: bool,
     gathers: bool = False,
+    statement: str = "",
 ) -> tuple[list[Reason], list[Reason]]:
-    """Each quantity of the claim in the passage; or, when the anchor states no rival value, in a
+    """Each quantity of the claim (`statement`) in the passage; or, when the anchor states no rival value, in a
     sentence elsewhere that shares the claim's words. A quantity the page states only where
     neither leads, or a small number word (two men) that is missing, makes the claim weak, not
     unsupported: a summary gathers figures from all over a page, and "two" is rarely the fact cited.
@@ -115,6 +116,11 @@ def check_amounts(
             )
         )  # fmt: skip
         stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
+        if rivals and stated:  # a rival said of nothing the claim's clause speaks of ("payment above £5,000"
+            # for "the more than £1.2 million Pryce diverted"), while the page gives the value elsewhere
+            clause = clause_of(statement, q.text)[0] if statement else set()
+            rivals = [p for p in rivals if not clause or clause & tx.content_tokens(lead_to(anchor, p.text))]
+
         share = q.kind == "percent" and q.unit >= 2  # "a third", 六成, 三分之一: a share of a whole, no rate
         # a count of the claim's times an amount ("four ships … about USD 150 million in total": 38 million each)
         each = compares and multiplied(q, [o for o in claim.amounts if o is not q and fx.counts_things(o)], [*rivals, *others])
@@ -135,7 +141,7 @@ def check_amounts(
             reason = Reason("value_absent", said=q.text)
             # stated elsewhere on the page, where the passage's words do not lead, or worked out of
             # two of its figures: unconfirmed, not wrong
-            small_word = small_word or stated or each or worked_out(q)
+            small_word = small_word or stated or each or worked_out(q) or _counted_otherwise(q, page)
         (soft if small_word else hard).append(reason)
     return hard, soft
 
@@ -242,6 +248,14 @@ COMPARES = re.compile(
     re.I,
 )
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
+
+
+def _counted_otherwise(q: fx.Quantity, sentences: Iterable[Sentence]) -> bool:
+    """Whether the sentences give the value of a count, counting what they call by another word
+    (11 patients: "11 cases")."""
+    return fx.counts_things(q) and any(
+        fx.satisfies(_unmeasured(q), _unmeasured(p)) for s in sentences for p in s.facts.quantities if fx.counts_things(p)
+    )
 
 
 def _unmeasured(q: fx.Quantity) -> fx.Quantity:

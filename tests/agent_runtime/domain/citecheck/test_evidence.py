@@ -431,3 +431,25 @@ def test_each_clause_of_a_summary_is_negated_as_the_page_clause_it_comes_from() 
 def test_a_title_before_a_name_that_runs_on_is_read_as_that_person() -> None:
     result = check_citation("何静表示，目前就诊的患儿中约七成是3岁以上儿童。", LIBRARY)
     assert result.verdict != "unsupported", result.explain()
+
+
+VIADUCT = """# Pellham Viaduct
+
+The **Pellham Viaduct** is a disused railway viaduct near Pellham, which people visit each year from across Cumbria.
+
+It now attracts around 60,000 visitors a year. The council said it had so far recovered £430,000 and now requires two
+signatures for any payment above £5,000. An audit found that the clerk, Pryce, had diverted more than £1.2 million.
+"""
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Around 60,000 people visit the Pellham Viaduct each year.",  # visitors are people
+        "The £430,000 recovered so far is roughly a third of the more than £1.2 million that Pryce diverted.",
+    ],
+)
+def test_a_figure_the_page_gives_in_other_words_or_another_clause_is_not_flagged(claim: str) -> None:
+    result = check_citation(claim, VIADUCT)
+    assert result.verdict != "unsupported", result.explain()
+    assert check_citation(claim.replace("60,000", "90,000").replace("1.2 million", "2.4 million"), VIADUCT).verdict == "unsupported"
