@@ -466,6 +466,10 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
         measure = _CURRENCY.get(sign or "", "")
         after = (unit_word or "") + after
     unit = None if measure or q.kind != "number" else _UNIT.match(after)
+    if unit is None and not measure and q.kind == "number" and not re.match(r"\s*[A-Za-z\u4e00-\u9fff%]", after):
+        # a bare number ending a range or a change: "from about 140 kilometres to 23" (23 km)
+        span = re.search(r"\d[\d,.]*\s*([A-Za-z²]+)\s+(?:[a-z]+\s+){0,4}?(?:to|and|or)\s+$", text[max(0, start - 80) : start])
+        unit = _UNIT.match(" " + span.group(1)) if span else None
     if unit:  # a unit of length, area or weight, or a word for people: in one measure, one scale
         name, factor = next((_UNITS[k] for k, v in unit.groupdict().items() if v), ("", 1.0))
         return Quantity(q.value * factor, q.unit * factor, q.kind, q.text, q.bound, q.exact, name)

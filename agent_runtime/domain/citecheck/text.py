@@ -307,6 +307,11 @@ def opposite(claim: str, passage: str) -> tuple[str, str] | None:
             mine, theirs = claim_stems & side, passage_stems & other
             if mine and theirs and not (passage_stems & side) and not (claim_stems & other):
                 return sorted(mine)[0], sorted(theirs)[0]
+    # the way a rate goes (增速降至2.1%, 涨幅回落) is not the way the level goes (经济增长2.1%): a rate the
+    # passage does not speak of leaves the claim's word for it out
+    rate = re.compile(r"(?:增速|增幅|涨幅|增长率|增长速度|降幅|跌幅)[\u4e00-\u9fff]{0,2}")
+    if not rate.search(passage):
+        claim = rate.sub("，", claim)
     for up, down in ANTONYMS_ZH:
         for way, back in ((up, down), (down, up)):
             said, found = _zh_has(claim, way), _zh_has(passage, back)

@@ -453,3 +453,21 @@ def test_a_figure_the_page_gives_in_other_words_or_another_clause_is_not_flagged
     result = check_citation(claim, VIADUCT)
     assert result.verdict != "unsupported", result.explain()
     assert check_citation(claim.replace("60,000", "90,000").replace("1.2 million", "2.4 million"), VIADUCT).verdict == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        # a bare number ending a change takes the unit of its start
+        ("When open, the road shortens the journey from about 140 kilometres to 23.",
+         "When open, it shortens the journey from about 140 kilometres by the shoreline road to 23 kilometres.", "supported"),
+        ("When open, the road shortens the journey from about 140 kilometres to 31.",
+         "When open, it shortens the journey from about 140 kilometres by the shoreline road to 23 kilometres.", "unsupported"),
+        # the way a growth rate goes is not the way the economy goes
+        ("一季度塔兰经济增速降至近三年最低的2.1%。", "塔兰一季度经济同比增长2.1%，为近三年最低。", "supported"),
+        ("一季度塔兰经济下降2.1%。", "塔兰一季度经济同比增长2.1%，为近三年最低。", "unsupported"),
+    ],
+)  # fmt: skip
+def test_ranges_and_rates_are_read_as_written(claim: str, source: str, verdict: str) -> None:
+    result = check_citation(claim, source)
+    assert result.verdict == verdict, result.explain()
