@@ -303,7 +303,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
     previous = sentences[anchor - 1].text if anchor else ""
-    slot_hard, slot_soft = check_slot(statement, sentences[anchor].text, source_text, previous)
+    slot_hard, slot_soft = check_slot(statement, sentences[anchor].text, previous)
     hard += slot_hard
     soft += slot_soft
     page_tokens = frozenset().union(*(x.tokens for x in sentences)) if sentences else frozenset()

@@ -233,7 +233,7 @@ def _miscut(name: str, claim: str, page_text: str) -> bool:
     """Whether a short Chinese "name" is jieba's cut across two words of the claim, which the page
     writes apart: 比马 of "比马骁的" (the page: 马骁的), 港海 of "北礁港海铁联运" (海铁联), 占岚江 of
     "占岚江市政府" (江市政) — one end of it, with the two characters of the claim beyond, is on the page."""
-    if tx.is_latin(name) or len(name) > 3:
+    if tx.is_latin(name) or len(name) > 3 or name[-1] in "区县市省镇乡村湖岛港桥寺":  # (西湖区 is a name)
         return False
     for m in re.finditer(re.escape(name), claim):
         for window in (claim[max(0, m.start() - 2) : m.start() + 1], claim[m.end() - 1 : m.end() + 2]):

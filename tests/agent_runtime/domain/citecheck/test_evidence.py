@@ -471,3 +471,26 @@ def test_a_figure_the_page_gives_in_other_words_or_another_clause_is_not_flagged
 def test_ranges_and_rates_are_read_as_written(claim: str, source: str, verdict: str) -> None:
     result = check_citation(claim, source)
     assert result.verdict == verdict, result.explain()
+
+
+HOSPITALS = """# 柏川县医共体
+
+医共体成立后，县人民医院先后向乡镇卫生院下派中级职称以上医师97人次。县中医院负责中医药适宜技术推广。
+城东污水处理厂位于桐州市东港区，2008年投运，现日处理能力为20万吨。
+她的学生、现任资源与环境学院院长蒋卓然评价她“田野比办公室待得多”。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("医共体成立后，县中医院先后向乡镇卫生院下派中级职称以上医师97人次。", "unsupported"),  # two hospitals of one kind
+        ("医共体成立后，县人民医院先后向乡镇卫生院下派中级职称以上医师97人次。", "supported"),
+        ("城东污水处理厂位于桐州市西湖区，2008年投运。", "unsupported"),
+        ("资源与环境学院院长扬·德弗里斯评价她“田野比办公室待得多”。", "unsupported"),  # a person, and a name from another tongue
+        ("资源与环境学院院长蒋卓然评价她“田野比办公室待得多”。", "supported"),
+    ],
+)
+def test_two_names_of_a_kind_or_of_people_are_told_apart(claim: str, verdict: str) -> None:
+    result = check_citation(claim, HOSPITALS)
+    assert result.verdict == verdict, result.explain()
