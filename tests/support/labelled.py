@@ -27,6 +27,7 @@ The sets (see bench_citations.py for what each is for):
     context heldout 3 benchmarks/data/heldout3_context_{en,zh}.jsonl
     context heldout 4 benchmarks/data/heldout4_context_{en,zh}.jsonl  (summaries and report sentences)
     context dev 6     benchmarks/data/context6_pairs_{en,zh}.jsonl  (summaries and report sentences)
+    context dev 7     benchmarks/data/context7_pairs_{en,zh}.jsonl  (report sentences and their wrong twins)
 
 The held-out sets are for measuring only: load them through `load`, compare aggregate figures, and
 never read them pair by pair while changing the rules (an error here names a file and a line, never
@@ -64,6 +65,7 @@ SETS: dict[str, tuple[Path, ...]] = {
     "context heldout 3": (BENCHMARK_DATA / "heldout3_context_en.jsonl", BENCHMARK_DATA / "heldout3_context_zh.jsonl"),
     "context heldout 4": (BENCHMARK_DATA / "heldout4_context_en.jsonl", BENCHMARK_DATA / "heldout4_context_zh.jsonl"),
     "context dev 6": (BENCHMARK_DATA / "context6_pairs_en.jsonl", BENCHMARK_DATA / "context6_pairs_zh.jsonl"),
+    "context dev 7": (BENCHMARK_DATA / "context7_pairs_en.jsonl", BENCHMARK_DATA / "context7_pairs_zh.jsonl"),
 }
 LABELS = ("supported", "unsupported")
 LANGS = ("en", "zh")
