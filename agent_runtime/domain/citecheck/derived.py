@@ -60,6 +60,31 @@ def derivable(
     return False
 
 
+# Words of a claim that adds several of the page's figures, or divides one by a count.
+TOTALS = re.compile(r"\b(?:total|combined|together|altogether|in all|cumulative)\b|合计|累计|总计|共计|一共|总共|共有|加起来", re.I)
+AVERAGES = re.compile(r"\b(?:average|mean|per|each|a head|apiece)\b|平均|人均|每", re.I)
+_MAX_ADDED = 14  # figures read for a total of three or four of them (C(14, 4) = 1,001 sums at most)
+
+
+def totalled(claimed: fx.Quantity, figures: Iterable[fx.Quantity]) -> bool:
+    """Whether `claimed` is the total of three or four of `figures` counted alike ("four water works
+    with a combined capacity of 950,000 m³ a day", 三次发掘累计揭露约5,250平方米)."""
+    alike = [f for f in figures if f.kind == claimed.kind and f.kind != "ordinal" and _alike(claimed, f)][:_MAX_ADDED]
+    return any(_close(claimed, sum(f.value for f in group)) for k in (3, 4) for group in combinations(alike, k))
+
+
+def averaged(claimed: fx.Quantity, figures: Iterable[fx.Quantity]) -> bool:
+    """Whether `claimed` is one of `figures` counted alike divided by another that counts things
+    (an average ticket of about 85 yuan: box office over tickets sold; about 7 passengers a flight)."""
+    pool = [f for f in figures if f.kind == "number"][:MAX_FIGURES]
+    counts = [y for y in pool if fx.counts_things(y) and y.value > 1]
+    wholes = [x for x in pool if _alike(claimed, x) or not claimed.measure]
+    # (within 7.5% of the claim's value whatever its rounding: a quotient of two of many figures
+    # lands near a round "about 1万" by chance)
+    slack = 0.075 * abs(claimed.value) if claimed.bound in ("approx", "nearly") else claimed.unit / 2
+    return any(x is not y and abs(x.value / y.value - claimed.value) <= slack for x in wholes for y in counts)
+
+
 def multiplied(claimed: fx.Quantity, counts: Iterable[fx.Quantity], amounts: Iterable[fx.Quantity]) -> bool:
     """Whether `claimed` is one of the claim's `counts` times one of `amounts` counted alike ("two
     doses at about 6 dollars each would cost around 12 dollars"; four ships at 38 million: "about

@@ -169,7 +169,7 @@ _NUM_RE = re.compile(
     r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千(?![米克瓦]))(?![A-Za-z]))?",
     re.I,
 )
-_ZH_NUM_RE = re.compile(rf"(百分之)?([{_ZH_NUM}]+)(?:点([零〇一二三四五六七八九]+))?(成)?")
+_ZH_NUM_RE = re.compile(rf"(百分之)?([{_ZH_NUM}]+)(?:点([零〇一二三四五六七八九]+))?(成|折(?!合|算|旧))?")  # 五折: 50%
 _ZH_FRACTION = re.compile(r"([一二三四五六七八九十\d]+)分之([一二三四五六七八九十\d]+)")
 _WORD_NUM_RE = re.compile(
     r"\b(" + "|".join(_WORDS) + r")(?:[-\s](one|two|three|four|five|six|seven|eight|nine))?"
@@ -346,7 +346,7 @@ def extract(text: str, *, strict: bool) -> Facts:
         if not m.group(1) and not m.group(4) and len(digits) == 1 and value < 2:
             continue  # 一 in 一些, 统一, 一直: not a number
         take(m.start(), m.end())
-        if m.group(4):  # 两成 = 20%, 三成五 is rare
+        if m.group(4):  # 两成 = 20%, 五折 = 50% (of the full price), 三成五 is rare
             quantities.append(Quantity(value * 10, 5.0, "percent", *_bound(text, m.start(), m.end())[::-1]))
             continue
         kind = "percent" if m.group(1) else "number"

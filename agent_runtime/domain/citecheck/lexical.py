@@ -31,7 +31,7 @@ import re
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.claims import clean
-from agent_runtime.domain.citecheck.derived import derivable
+from agent_runtime.domain.citecheck.derived import AVERAGES, TOTALS, averaged, derivable, totalled
 from agent_runtime.domain.citecheck.names import check_names, claim_names
 from agent_runtime.domain.citecheck.page import (
     Sentence,
@@ -211,6 +211,8 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     related = check_relations(statement, claim_facts, window)
     # a relation read against two figures the claim may not mean: when the page states the claim's
     # change, or two others of its figures give it, the claim is unconfirmed, not contradicted
+    totals, averages = bool(TOTALS.search(statement)), bool(AVERAGES.search(statement))
+
     def worked_out(q: fx.Quantity, among: list[Sentence] | None = None) -> bool:
         """Whether two figures of the sentences near the claim's (or of `among`) give `q`; a share
         of a whole too where the claim gives a share, or the passage does ("40 percent were island
@@ -218,8 +220,12 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         pool = near_figures if among is None else among
         shares = any(x.kind == "percent" for x in claim_facts.amounts)
         dates = [d for x in pool for d in scoped_dates(x)]
-        return derivable(q, [p for x in pool for p in x.facts.quantities], dates, products=shares) or derivable(
-            q, [p for x in passage for p in x.facts.quantities], [], products=True
+        figures = [p for x in pool for p in x.facts.quantities]
+        return (
+            derivable(q, figures, dates, products=shares)
+            or derivable(q, [p for x in passage for p in x.facts.quantities], [], products=True)
+            or (totals and totalled(q, figures))
+            or (averages and averaged(q, figures))
         )
 
     page_dates = [d for x in sentences for d in scoped_dates(x)]

@@ -129,7 +129,9 @@ def check_amounts(
             # a figure the claim works out ("27.6 km more", "about 30% fewer") that the page never writes
             # (a share of percentage points only out of the passage's own shares: 16.8% against 21.3%)
             # (a figure given as about so much, 约23万辆, that two of the passage's own give: a report's estimate)
-            small_word = small_word or (stated and gathers) or each or (
+            # (or the claim's own figure and a rival: 147 transfers, 21 at night: 126 not at night)
+            own_and_rival = bool(own) and derivable(q, [*own, *rivals], [], small=True)
+            small_word = small_word or (stated and gathers) or each or own_and_rival or (
                 compares and derivable(q, rivals, [], small=True)  # 缩短了15个工作日: from 21 to 6
             ) or (
                 not stated and (
@@ -243,8 +245,8 @@ COMPARES = re.compile(
     r"\b(?:more|fewer|less|than|times|up|down|rose|risen|fell|fallen|grew|grown|increased?|decreased?|dropped|higher|lower|"
     r"longer|shorter|later|earlier|gap|difference|combined|total|together|since|for|add(?:s|ed|ing)?|above|below|"
     r"exceed(?:s|ed|ing)?|extra|deeper|wider|taller|bigger|smaller|larger|greater|cheaper|doubled|tripled|halved|"
-    r"shrank|shrunk|cut|saving|saved|altogether|apiece|each|per|accounted|share|proportion)\b"
-    r"|多|少|增|减|降|升|倍|比|差|共|合计|总|高出|超出|占|各|每|加|缩短|延长|提高|提升|扩大|压缩|节省|节约",
+    r"shrank|shrunk|cut|saving|saved|altogether|apiece|each|per|accounted|share|proportion|average|mean|discount)\b"
+    r"|多|少|增|减|降|升|倍|比|差|共|合计|累计|总|高出|超出|占|各|每|加|缩短|延长|提高|提升|扩大|压缩|节省|节约|平均|人均|优惠|折",
     re.I,
 )
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)

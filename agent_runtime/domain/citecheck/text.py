@@ -75,7 +75,7 @@ NEGATIONS_EN = frozenset(
     ["not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "unable", "fail", "failed", "fails", "failing", "lack", "lacks", "lacked", "lacking"]
 )
 NEGATIONS_ZH = frozenset(
-    ["不", "没", "没有", "未", "无", "非", "并非", "并未", "尚未", "从未", "未能", "未曾", "无法", "不能", "不会", "不再", "不是", "从不", "绝不", "毫无", "无需", "不得", "不可", "不予", "未获", "未被", "未经", "没能", "不愿", "不肯", "别", "否认", "并不", "并没有", "不必", "未予", "不曾", "无意", "拒不"]
+    ["不", "没", "没有", "未", "无", "并非", "并未", "尚未", "从未", "未能", "未曾", "无法", "不能", "不会", "不再", "不是", "从不", "绝不", "毫无", "无需", "不得", "不可", "不予", "未获", "未被", "未经", "没能", "不愿", "不肯", "别", "否认", "并不", "并没有", "不必", "未予", "不曾", "无意", "拒不"]
 )
 # Pairs of opposite words: a claim with one side whose passage has only the other is contradicted.
 # English entries are Snowball stems.

@@ -494,3 +494,27 @@ HOSPITALS = """# 柏川县医共体
 def test_two_names_of_a_kind_or_of_people_are_told_apart(claim: str, verdict: str) -> None:
     result = check_citation(claim, HOSPITALS)
     assert result.verdict == verdict, result.explain()
+
+
+FESTIVAL = """# 海屿国际电影节
+
+第九届电影节共售出电影票4.2万张，票房收入约357万元。
+
+## 航线
+
+丽江—宁蒗航线的全价票为680元，当地户籍居民凭身份证可享受五折优惠。五年来，海翼通航在东极航线执行医疗转运147次，其中夜间转运21次。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "wrong"),
+    [
+        ("按售票数和票房计算，第九届电影节的平均票价约为85元。", "按售票数和票房计算，第九届电影节的平均票价约为120元。"),  # 357万 / 4.2万
+        ("当地户籍的居民乘坐丽江—宁蒗航线，享受优惠后的票价为340元。", "当地户籍的居民乘坐丽江—宁蒗航线，享受优惠后的票价为420元。"),  # 680 at 五折
+        ("海翼通航在东极航线执行的147次医疗转运中，非夜间转运有126次。", "海翼通航在东极航线执行的147次医疗转运中，非夜间转运有131次。"),
+    ],
+)  # fmt: skip
+def test_averages_discounts_and_the_rest_of_a_count_are_worked_out(claim: str, wrong: str) -> None:
+    result = check_citation(claim, FESTIVAL)
+    assert result.verdict != "unsupported", result.explain()
+    assert check_citation(wrong, FESTIVAL).verdict == "unsupported"
