@@ -38,9 +38,13 @@ def derivable(
         return False
     if claimed.bound not in ("eq", "approx", "nearly") and claimed.kind != "percent":
         return False  # "more than 150": a range some pair falls in by chance (a share's is narrower: "more than a third")
+    figures = list(figures)
     if claimed.kind == "duration":  # "for 24 years", "约四个月后": the span between two dates
-        # (a year alone and a month of the same year both stand: sorted with the year alone first)
-        months = sorted({(d.y, d.m) for d in dates if d.y is not None}, key=lambda ym: (ym[0], ym[1] or 0))[:MAX_FIGURES]
+        # (a year alone and a month of the same year both stand: sorted with the year alone first;
+        # a year read as a number, "founded around 1640 and abandoned by about 1710", is a year too)
+        years = {(int(f.value), None) for f in figures if f.kind == "number" and not f.measure and 1000 <= f.value <= 2100 and f.value.is_integer()}
+        known = {(d.y, d.m) for d in dates if d.y is not None} | years
+        months = sorted(known, key=lambda ym: (ym[0], ym[1] or 0))[:MAX_FIGURES]
         for (y1, m1), (y2, m2) in combinations(months, 2):
             if m1 is not None and m2 is not None:
                 span, slack = abs((y2 - y1) * 12 + m2 - m1) * 30.44, 30.44
@@ -105,6 +109,8 @@ def _worked_out(claimed: fx.Quantity, a: fx.Quantity, b: fx.Quantity, products: 
         out = []
         if a.kind == b.kind == "percent":
             out.append(abs(x - y))  # percentage points
+            if x and y:  # and the change of one rate to the other (11% to 7%: more than a third lower)
+                out += [abs(y - x) / x * 100, abs(x - y) / y * 100]
             if x + y <= 100:
                 out.append(x + y)  # two shares of one whole together (45% and 30%: 约四分之三)
         if a.kind == b.kind and a.kind in ("number", "duration") and a.compatible(b):  # (21 working days to 6: 71% shorter)

@@ -518,3 +518,28 @@ def test_averages_discounts_and_the_rest_of_a_count_are_worked_out(claim: str, w
     result = check_citation(claim, FESTIVAL)
     assert result.verdict != "unsupported", result.explain()
     assert check_citation(wrong, FESTIVAL).verdict == "unsupported"
+
+
+GLASSWORKS = """# Castle Street glassworks
+
+Site director Owen Castellano said the works appeared to have been founded around 1640 and abandoned by about 1710.
+In the pilot schools the share of pupils arriving late at least once a week fell from 11 percent to 7 percent.
+Teacher vacancies at the start of the school year fell from 23 in 2019 to 9 in 2024.
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "wrong"),
+    [
+        ("The Castle Street glassworks appears to have operated for roughly 70 years, from about 1640 until about 1710.",
+         "The Castle Street glassworks appears to have operated for roughly 120 years."),
+        ("The share of pupils in the pilot schools arriving late at least once a week fell by more than a third.",
+         "The share of pupils in the pilot schools arriving late at least once a week fell by more than two-thirds."),
+        ("Teacher vacancies at the start of the school year fell by 14 between 2019 and 2024.",
+         "Teacher vacancies at the start of the school year fell by 17 between 2019 and 2024."),
+    ],
+)  # fmt: skip
+def test_spans_between_years_rates_and_small_differences_are_worked_out(claim: str, wrong: str) -> None:
+    result = check_citation(claim, GLASSWORKS)
+    assert result.verdict != "unsupported", result.explain()
+    assert check_citation(wrong, GLASSWORKS).verdict != "supported"
