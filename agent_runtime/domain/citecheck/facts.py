@@ -478,14 +478,22 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
         words = []  # "1.48 million last year": when, not how long
     words = [w for w in words if w not in _ADJECTIVES and not _ADJECTIVE_ENDING.search(w)][:1]
     han = re.match(r"\s*(美元|欧元|英镑|[\u4e00-\u9fff])", after)
+    evening = re.match(r"\s*[点时](?!间|期|代|候)", after) and re.search(r"(?:晚上|下午|傍晚|夜里|夜间|晚)\s*$", text[max(0, start - 3) : start])
+    if q.kind == "number" and q.value < 12 and (evening or re.match(r"\s*p\.?m\.?(?!\w)", after, re.I)):
+        return Quantity(q.value + 12, q.unit, q.kind, q.text, q.bound, q.exact)  # 晚上7点, 7 p.m.: 19时, 19:00
     if measure or q.kind != "number":
         pass
     elif words and words[0] not in _NOT_MEASURES and re.match(r"[\s-]*[A-Za-z]", after):  # 11 weeks, an 11-week siege
         from agent_runtime.domain.citecheck.text import stem
 
         measure = _CURRENCY.get(words[0], _CURRENCY.get(stem(words[0]), stem(words[0])))  # dollars: usd
+    elif zh_half := re.match(r"\s*个半(小时|月)", after):  # 一个半小时, 两个半月
+        measure = "hour" if zh_half.group(1) == "小时" else "month"
+        q = Quantity(q.value + 0.5, q.unit, q.kind, q.text, q.bound, q.exact)
     elif zh_time := _ZH_SPAN.match(after):  # 约2小时, 20分钟, 三个多月: a span of time
         measure = _ZH_TIME_UNITS[zh_time.group(1)]
+        if after[zh_time.end() : zh_time.end() + 1] == "半":  # 约三年半
+            q = Quantity(q.value + 0.5, q.unit, q.kind, q.text, q.bound, q.exact)
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):
         measure = _CURRENCY.get(han.group(1), han.group(1))
     measure = {"decad": "decade", "minut": "minute", "名": "人", "位": "人"}.get(measure, measure)  # 60余名 = 60余人
@@ -562,7 +570,8 @@ def candidates(claimed: Quantity, stated: tuple[Quantity, ...]) -> list[Quantity
         near = [p for p in found if claimed.value / 20 <= abs(p.value) <= claimed.value * 20]
         if near:
             return near
-    return found
+    # (none of the claim's measure nor of its order of magnitude: a sum of money is not stated by 五 or 九)
+    return [] if claimed.measure in CURRENCIES | UNIT_MEASURES else found
 
 
 def satisfies(claimed: Quantity, stated: Quantity) -> bool:

@@ -543,3 +543,22 @@ def test_spans_between_years_rates_and_small_differences_are_worked_out(claim: s
     result = check_citation(claim, GLASSWORKS)
     assert result.verdict != "unsupported", result.explain()
     assert check_citation(wrong, GLASSWORKS).verdict != "supported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        # a time of day in the evening is the 24-hour hour the page writes
+        ("“深夜书房”晚上7点以后的借阅量占到总借阅量的四成以上。", "“深夜书房”19时以后的借阅量占总借阅量的43%。", "supported"),
+        ("“深夜书房”晚上8点以后的借阅量占到总借阅量的四成以上。", "“深夜书房”19时以后的借阅量占总借阅量的43%。", "unsupported"),
+        ("The reading room stays open until 10 p.m. on weekdays.", "The reading room stays open until 22:00 on weekdays.", "supported"),
+        # a sum of money is not stated by the counts of a sentence
+        ("第12届东海杯世界围棋公开赛的冠军奖金为450万元。",
+         "# 东海杯世界围棋公开赛\n\n东海杯每两年举办一届，已举办十一届。第12届比赛共有五个国家和地区的九名棋手参赛。冠军奖金450万元，为历届最高。", "supported"),
+        # half a year after a count of years
+        ("从2019年4月被发现到2022年9月正式发掘，沉船等待了约三年半。", "沉船于2019年4月被渔民发现，2022年9月开始正式发掘。", "supported"),
+    ],
+)  # fmt: skip
+def test_times_of_day_money_and_half_years_are_read_as_written(claim: str, source: str, verdict: str) -> None:
+    result = check_citation(claim, source)
+    assert result.verdict == verdict if verdict == "unsupported" else result.verdict != "unsupported", result.explain()
