@@ -132,8 +132,11 @@ def check_names(
     text = " ".join(s.text for s in passage)
     tokens = frozenset().union(*(s.tokens for s in passage))
     missing = [n for n in names if not _name_found(n, tokens, text)]
+    # jieba's cut across two words of the claim (占青崖 of "占青崖影视产业园…") is no name: unconfirmed
+    miscut = [n for n in missing if n not in page_text and _miscut(n, claim, page_text)]
+    missing = [n for n in missing if n not in miscut]
     if not missing:
-        return [], []
+        return [], [Reason("name", said=_display(n)) for n in miscut]
     claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
     rivals = _own_names(passage, names) - claim_words
     # A person the passage calls by surname or title ("Ellery", "王教授") is whom the page last
@@ -220,9 +223,8 @@ def check_names(
     ]  # fmt: skip
     unconfirmed = [
         n for n in missing
-        if n not in contradicted and page is not None
-        and (_name_found(n, page.tokens, page.text) or _miscut(n, claim, page.text))
-    ]  # fmt: skip
+        if n not in contradicted and page is not None and _name_found(n, page.tokens, page.text)
+    ] + miscut  # fmt: skip
     return (
         [Reason("name", said=_display(n)) for n in [*contradicted, *(n for n in missing if n not in contradicted + unconfirmed)]],
         [Reason("name", said=_display(n)) for n in unconfirmed],

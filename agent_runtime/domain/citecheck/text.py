@@ -312,12 +312,17 @@ def opposite(claim: str, passage: str) -> tuple[str, str] | None:
     rate = re.compile(r"(?:增速|增幅|涨幅|增长率|增长速度|降幅|跌幅)[\u4e00-\u9fff]{0,2}")
     if not rate.search(passage):
         claim = rate.sub("，", claim)
+    # "被…超过" (overtaken by) is 低于 (below), as "was overtaken by" is below
+    claim, passage = (_PASSIVE_PASS.sub(r"低于\1", t) for t in (claim, passage))
     for up, down in ANTONYMS_ZH:
         for way, back in ((up, down), (down, up)):
             said, found = _zh_has(claim, way), _zh_has(passage, back)
             if said and found and not _zh_has(passage, way) and not _zh_has(claim, back):
                 return said[0], found[0]
     return None
+
+
+_PASSIVE_PASS = re.compile(r"被([^，。；]{0,15}?)(?:超过|超越|反超|赶超)")
 
 
 def _zh_has(text: str, words: tuple[str, ...]) -> list[str]:

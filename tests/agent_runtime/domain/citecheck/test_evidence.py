@@ -562,3 +562,16 @@ def test_spans_between_years_rates_and_small_differences_are_worked_out(claim: s
 def test_times_of_day_money_and_half_years_are_read_as_written(claim: str, source: str, verdict: str) -> None:
     result = check_citation(claim, source)
     assert result.verdict == verdict if verdict == "unsupported" else result.verdict != "unsupported", result.explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("2023年，旅游相关收入占青崖影视产业园总收入的46%，首次被场景和摄影棚租赁收入超过。", "not unsupported"),  # 被…超过 is 低于
+        ("2023年，旅游相关收入占青崖影视产业园总收入的46%，首次超过场景和摄影棚租赁收入。", "unsupported"),
+    ],
+)
+def test_overtaken_by_is_below(claim: str, verdict: str) -> None:
+    source = "# 青崖影视产业园\n\n## 经营数据\n\n2023年，旅游相关收入占总收入的46%，首次低于场景和摄影棚租赁收入。"
+    result = check_citation(claim, source)
+    assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
