@@ -575,3 +575,21 @@ def test_overtaken_by_is_below(claim: str, verdict: str) -> None:
     source = "# 青崖影视产业园\n\n## 经营数据\n\n2023年，旅游相关收入占总收入的46%，首次低于场景和摄影棚租赁收入。"
     result = check_citation(claim, source)
     assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
+
+
+AIRLINE = """# Aurora Coast Airlines
+
+Aurora Coast carried 1.47 million passengers in 2023, its best year since 2019, when it flew 11.8 million
+passenger-kilometres on 6.1 million seats.
+
+## 2022
+
+The airline carried 1.2 million passengers in 2022 as routes reopened.
+"""
+
+
+def test_a_change_between_the_claims_two_years_reads_the_figures_of_those_years() -> None:
+    result = check_citation("Aurora Coast carried about 22 percent more passengers in 2023 than in 2022.", AIRLINE)
+    assert result.verdict != "unsupported", result.explain()
+    wrong = check_citation("Aurora Coast carried about 22 percent fewer passengers in 2023 than in 2022.", AIRLINE)
+    assert wrong.verdict != "supported"
