@@ -65,6 +65,8 @@ def claim_names(claim: str, source_plain: frozenset[str], source_names: frozense
         zh_label = re.match(r"\W*[^：:。，]{1,12}[：:]", claim)
         body = claim[zh_label.end() :] if zh_label else claim
         out += [name for name in tx.zh_names(body) if name not in out]
+        # a title or a name in quotes (《铁衣》, “乾元重宝”) is a name whatever jieba makes of it
+        out += [q for q in re.findall(r"[《“「]([^》”」]{2,12})[》”」]", body) if q not in out and _HAN.search(q)]
     return out, openers
 
 

@@ -224,11 +224,16 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
             i2, j2 = ending.end(), j2 + len(ending.group(0))
             if i1 and j1 and claim[i1 - 1] == anchor[j1 - 1] and claim[i1 - 1] in "省市县区镇乡":
                 i1, j1 = i1 - 1, j1 - 1
-        said_text, found_text = claim[i1:i2].strip("，、 "), anchor[j1:j2].strip("，、 ")
-        said, found = (
-            _zh_name(said_text),
-            _zh_name(found_text) or _referent(found_text, previous + anchor[: j2 - 2]),
-        )
+        quoted = _quoted(claim, i1, i2), _quoted(anchor, j1, j2)  # “乾元重宝” and “开元通宝”: the names in quotes
+        if all(quoted):
+            said, found = quoted
+            said_text, found_text = said, found
+        else:
+            said_text, found_text = claim[i1:i2].strip("，、 "), anchor[j1:j2].strip("，、 ")
+            said, found = (
+                _first_name(said_text, anchor),
+                _zh_name(found_text) or _referent(found_text, previous + anchor[: j2 - 2]),
+            )
         if not said or not found or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4 and not _ZH_BODY.search(said)):
             continue  # (王慧敏 and 王教授: one person; another of one surname is the surname rule's)
         # the same name written otherwise (雄狮队 for 江城雄狮), the claim's words in another order, or the
@@ -241,6 +246,34 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
         reason = Reason("actor", said=said, found=found)
         return ([], [reason]) if speaker else ([reason], [])
     return [], []
+
+
+def _quoted(text: str, start: int, stop: int) -> str:
+    """The name in quotes or title marks (“乾元重宝”, 《铁衣》) that text[start:stop] lies in, or ""."""
+    for opening, closing in (("“", "”"), ("《", "》"), ("「", "」")):
+        left, right = text.rfind(opening, 0, start + 1), text.find(closing, max(start, stop - 1))
+        if left >= 0 and right >= 0 and text.find(closing, left, start) < 0 and 2 <= right - left - 1 <= 12:
+            return text[left + 1 : right]
+    return ""
+
+
+def _first_name(segment: str, anchor: str) -> str:
+    """The first name in a stretch of the claim that the anchor does not give, its parts cut where
+    a preposition stands ("天骄航空在巴音塔拉机场": 天骄航空, the actor; "年代由湖南省文物考古研究院":
+    the institute)."""
+    import jieba.posseg
+
+    tx.zh_names("")  # jieba loaded quietly
+    parts, current = [], ""
+    for piece in jieba.posseg.cut(segment):
+        if piece.flag == "p" and current:
+            parts.append(current)
+            current = ""
+        elif piece.flag != "p":
+            current += piece.word
+    parts.append(current)
+    names = [_zh_name(part) for part in parts if part]
+    return next((n for n in names if n and not tx.zh_name_found(n, anchor)), names[-1] if names else "")
 
 
 def _referent(found: str, before: str) -> str:

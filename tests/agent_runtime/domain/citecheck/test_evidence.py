@@ -593,3 +593,9 @@ def test_a_change_between_the_claims_two_years_reads_the_figures_of_those_years(
     assert result.verdict != "unsupported", result.explain()
     wrong = check_citation("Aurora Coast carried about 22 percent fewer passengers in 2023 than in 2022.", AIRLINE)
     assert wrong.verdict != "supported"
+
+
+def test_a_title_or_a_name_in_quotes_is_a_name() -> None:
+    source = "1791年，程伟元、高鹗首次以木活字排印刊行一百二十回本，世称“程甲本”。次年又出修订本，称“程乙本”。"
+    assert check_citation("“程乙本”于1791年刊行。", source).verdict != "supported"
+    assert check_citation("“程甲本”于1791年刊行。", source).verdict != "unsupported"
