@@ -240,16 +240,11 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     # own figures giving its change: "rose by about 120 percent between the first and second
     # seasons" where the passage gives 3,100 and 6,840)
     paired_by_name = len(claim_facts.dates) + len(claim_facts.ordinals) >= 2
-    # the sentences giving figures of the claim's own dates ("约为2015年的4.5倍": the 2015 figure, wherever it is)
-    of_its_dates = [
-        x for x in sentences
-        if x.facts.amounts and any(fx.date_satisfies(d, p) for d in claim_facts.dates for p in scoped_dates(x))
-    ] if paired_by_name else []  # fmt: skip
     paired_otherwise = any(
         is_change(statement, q)
         and (
             # (a small difference too, of two of the anchor's own figures: "fell by 14", 23 to 9)
-            (worked_out(q, [*passage, *of_its_dates]) or derivable(q, list(sentences[anchor].facts.quantities), [], small=True))
+            (worked_out(q, passage) or derivable(q, list(sentences[anchor].facts.quantities), [], small=True))
             if paired_by_name
             else any(fx.satisfies(q, p) for x in sentences for p in x.facts.quantities) or worked_out(q)
         )
