@@ -20,6 +20,12 @@ JSONL, read and checked by tests/support/labelled.py, which says their format):
   (figures worked out, facts from several sections) and their wrong twins, by two more writers;
 - context held-out 3: heldout3_context_{en,zh}.jsonl — 320 claims on 40 pages by two more writers,
   measured twice (when written, and at the end), never read pair by pair;
+- context dev 6 and 7: context{6,7}_pairs_{en,zh}.jsonl — 600 claims on 72 pages by four more
+  writers: summary and report sentences (rounded and worked-out figures: differences, shares,
+  averages, totals, a count times a price) and their wrong twins;
+- context held-out 4: heldout4_context_{en,zh}.jsonl — 600 claims on 72 pages by four more writers,
+  report and summary sentences and their wrong twins; measured when written, a few times as the
+  rules changed and at the end, never read pair by pair;
 - earlier: tests/data/citations/pairs.jsonl (the first set, 230 pairs, its sources in sources/).
 
 Per kind and language: how many pairs, and the share judged supported / weak / unsupported. For
@@ -29,7 +35,7 @@ Then the same through the model-judge path (prompt, batching per source, reply p
 check) with a scripted judge that answers from the labels and quotes the source (a ceiling), and
 with one that invents its quotes (all rejected: the lexical verdicts stand). Then time per 100 pairs.
 
-    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|context-dev-3|context-dev-4|context-dev-5]
+    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|…|context-dev-7]
 """
 
 from __future__ import annotations
@@ -133,7 +139,8 @@ def main() -> None:
     run_check(load("dev")[-1])  # jieba's dictionary loads once (~1 s): not a cost of any one set
     held: list[tuple[dict[str, Any], str]] = []
     sets = ("dev", "heldout", "context dev", "context heldout", "context dev 2", "context heldout 2", "context dev 3",
-            "context dev 4", "context dev 5", "context heldout 3", "earlier")  # fmt: skip
+            "context dev 4", "context dev 5", "context heldout 3", "context dev 6", "context dev 7", "context heldout 4",
+            "earlier")  # fmt: skip
     for name in sets:
         pairs = load(name)
         if not pairs:
@@ -197,6 +204,8 @@ def goals(held: list[tuple[dict[str, Any], str]]) -> None:
     _goals([(p, v) for p, v in held if p["id"].startswith("h2-")])
     print("\n== goals, on the third held-out page set alone ==")
     _goals([(p, v) for p, v in held if p["id"].startswith("h3-")])
+    print("\n== goals, on the fourth held-out page set alone (report and summary sentences) ==")
+    _goals([(p, v) for p, v in held if p["id"].startswith("h4")])
 
 
 def _goals(held: list[tuple[dict[str, Any], str]]) -> None:
