@@ -273,10 +273,11 @@ def extract(text: str, *, strict: bool) -> Facts:
         den, num = _small_int(m.group(1)), _small_int(m.group(2))
         if den and take(m.start(), m.end()):
             quantities.append(Quantity(100 * num / den, 2.0, "percent", *_bound(text, m.start(), m.end())[::-1]))
-    if "一半" in text:
-        k = text.index("一半")
-        if take(k, k + 2):
-            quantities.append(Quantity(50.0, 5.0, "percent", *_bound(text, k, k + 2)[::-1]))
+    for half in ("一半", "半价"):  # 半价: half the full price
+        if half in text:
+            k = text.index(half)
+            if take(k, k + 2):
+                quantities.append(Quantity(50.0, 5.0, "percent", *_bound(text, k, k + 2)[::-1]))
     for m in _NUM_RE.finditer(text):
         if any(taken[m.start() : m.end()]):
             continue

@@ -107,7 +107,10 @@ def check_amounts(
         ]  # fmt: skip
         if said_where(q.text, restated):
             continue  # a summary's figure, stated where the page speaks of what the claim's clause does
-        small_word = q.value <= 10 and bool(re.fullmatch(r"[A-Za-z]+", q.text))
+        small_word = q.value <= 10 and bool(  # two men; 三个奖项 (a count, not 三倍 or 五天)
+            re.fullmatch(r"[A-Za-z]+", q.text)
+            or (re.fullmatch(r"[一二两三四五六七八九十]", q.text) and fx.counts_things(q) and q.measure not in ("倍", "time"))
+        )
         # the passage gives the value, counting something the words call otherwise ("2,300 wild
         # reindeer" for "2,300 animals"): unconfirmed, not contradicted
         small_word = small_word or (
@@ -131,7 +134,12 @@ def check_amounts(
             # (a figure given as about so much, 约23万辆, that two of the passage's own give: a report's estimate)
             # (or the claim's own figure and a rival: 147 transfers, 21 at night: 126 not at night)
             own_and_rival = bool(own) and derivable(q, [*own, *rivals], [], small=True)
-            small_word = small_word or (stated and gathers) or each or own_and_rival or (
+            # (or a share of a rival the passage gives: 480元 at 半价, 240元 for local residents)
+            shares_of = [p for x in passage for p in x.facts.quantities if p.kind == "percent" and 0 < p.value < 100]
+            share_of_rival = q.kind == "number" and q.bound in ("eq", "approx", "nearly") and any(
+                fx.satisfies(q, dataclasses.replace(r, value=r.value * p.value / 100)) for r in rivals for p in shares_of
+            )
+            small_word = small_word or (stated and gathers) or each or own_and_rival or share_of_rival or (
                 compares and derivable(q, rivals, [], small=True)  # 缩短了15个工作日: from 21 to 6
             ) or (
                 not stated and (

@@ -581,3 +581,21 @@ def test_a_title_or_a_name_in_quotes_is_a_name() -> None:
     source = "1791年，程伟元、高鹗首次以木活字排印刊行一百二十回本，世称“程甲本”。次年又出修订本，称“程乙本”。"
     assert check_citation("“程乙本”于1791年刊行。", source).verdict != "supported"
     assert check_citation("“程甲本”于1791年刊行。", source).verdict != "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        # a small Chinese count the page does not write but lists (三个奖项): unconfirmed, not never given
+        ("雪莲奖中设有奖金的三个奖项，奖金合计18万元。",
+         "电影节设“雪莲奖”竞赛单元，主要奖项包括：\n\n- 雪莲大奖（最佳影片），奖金10万元\n- 评审团特别奖，奖金5万元\n- 最佳导演奖，奖金3万元", "not unsupported"),
+        ("雪莲奖中设有奖金的三个奖项，奖金合计25万元。",
+         "电影节设“雪莲奖”竞赛单元，主要奖项包括：\n\n- 雪莲大奖（最佳影片），奖金10万元\n- 评审团特别奖，奖金5万元\n- 最佳导演奖，奖金3万元", "unsupported"),
+        # half the full fare
+        ("东极群岛当地户籍居民乘坐该航线的单程票价为240元。", "东极群岛航线单程票价为每人480元，当地户籍居民享受半价优惠。", "not unsupported"),
+        ("东极群岛当地户籍居民乘坐该航线的单程票价为300元。", "东极群岛航线单程票价为每人480元，当地户籍居民享受半价优惠。", "unsupported"),
+    ],
+)  # fmt: skip
+def test_small_chinese_counts_totals_and_half_fares_are_read(claim: str, source: str, verdict: str) -> None:
+    result = check_citation(claim, source)
+    assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
