@@ -309,10 +309,14 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
-    previous = sentences[anchor - 1].text if anchor else ""
-    slot_hard, slot_soft = check_slot(statement, sentences[anchor].text, previous)
-    hard += slot_hard
-    soft += slot_soft
+    # the anchor, then (for a sentence of one fact) the sentences joined to it, where the claim's
+    # other words may stand ("…2019年，华夏航空开通经停…" after the anchor's 天骄航空)
+    for k in sorted(passage_ids if not gathers(statement) else [anchor], key=lambda k: k != anchor):
+        slot_hard, slot_soft = check_slot(statement, sentences[k].text, sentences[k - 1].text if k else "")
+        if slot_hard or slot_soft:
+            hard += slot_hard
+            soft += slot_soft
+            break
     page_tokens = frozenset().union(*(x.tokens for x in sentences)) if sentences else frozenset()
     soft += check_actor(statement, [c for x in passage for c in _clauses(x.text)], page_tokens)
     subject = frozenset().union(*(h.tokens for h in around.headings)) if around.headings else frozenset()

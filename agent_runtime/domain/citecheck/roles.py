@@ -234,7 +234,7 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
                 _first_name(said_text, anchor),
                 _zh_name(found_text) or _referent(found_text, previous + anchor[: j2 - 2]),
             )
-        if not said or not found or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4 and not _ZH_BODY.search(said)):
+        if not said or not found or said in found or found in said or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4 and not _ZH_BODY.search(said)):
             continue  # (王慧敏 and 王教授: one person; another of one surname is the surname rule's)
         # the same name written otherwise (雄狮队 for 江城雄狮), the claim's words in another order, or the
         # claim's name in the very clause (but 县中医院 for 县人民医院: two of a kind are two)

@@ -599,3 +599,11 @@ def test_a_title_or_a_name_in_quotes_is_a_name() -> None:
 def test_small_chinese_counts_totals_and_half_fares_are_read(claim: str, source: str, verdict: str) -> None:
     result = check_citation(claim, source)
     assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
+
+
+def test_a_chinese_swap_in_a_sentence_joined_to_the_anchor_is_read_for_a_one_fact_claim() -> None:
+    source = ("# 东湖集团重整\n\n东湖集团由何志坚于1996年创办，鼎盛时期员工超过3万人。"
+              "2022年2月，债权人浙海银行向法院申请对东湖集团进行重整。法院于同年4月裁定受理。")
+    assert check_citation("2022年2月，浙海银行向法院申请对东湖集团进行重整。", source).verdict == "supported"
+    swapped = check_citation("2022年2月，何志坚向法院申请对东湖集团进行重整。", source)
+    assert swapped.verdict != "supported", swapped.explain()
