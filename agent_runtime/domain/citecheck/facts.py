@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Bound = Literal["eq", "gt", "ge", "lt", "le", "approx", "nearly"]
@@ -237,6 +238,7 @@ def _bound(text: str, start: int, end: int, *, date: bool = False) -> tuple[Boun
     return "eq", text[start:end]
 
 
+@lru_cache(maxsize=16384)  # (a claim's clauses and a page's sentences are read again for each claim)
 def extract(text: str, *, strict: bool) -> Facts:
     """The quantities, dates and ordinals of `text`. With `strict` (a claim), Chinese numerals and
     English number words count only where they are clearly numbers (a lone 一 or "one" never does)."""

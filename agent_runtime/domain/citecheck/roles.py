@@ -14,6 +14,7 @@ never marks a sentence † on its own, so a true summary sentence read clumsily 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.page import HONORIFICS, Sentence
@@ -153,6 +154,7 @@ _NOT_IN_NAMES = ("v", "p", "c", "d", "m", "r", "u", "q", "a")  # a verb, a prepo
 _BEFORE_NAMES = ("v", "p", "c", "d", "r", "u", "q", "x")  # what ends the words of a name, read backwards
 
 
+@lru_cache(maxsize=8192)
 def _zh_name(segment: str) -> str:
     """The name a stretch of Chinese text is, or "": its words after a last 的 (相邻的桐岭乡 is
     桐岭乡), without a verb of saying after it (市卫健委表示), when it is one of the page's kind of
@@ -261,6 +263,13 @@ def _first_name(segment: str, anchor: str) -> str:
     """The first name in a stretch of the claim that the anchor does not give, its parts cut where
     a preposition stands ("天骄航空在巴音塔拉机场": 天骄航空, the actor; "年代由湖南省文物考古研究院":
     the institute)."""
+    names = [_zh_name(part) for part in _parts(segment) if part]
+    return next((n for n in names if n and not tx.zh_name_found(n, anchor)), names[-1] if names else "")
+
+
+@lru_cache(maxsize=8192)
+def _parts(segment: str) -> tuple[str, ...]:
+    """A stretch of Chinese text cut where a preposition stands (天骄航空|在|巴音塔拉机场)."""
     import jieba.posseg
 
     tx.zh_names("")  # jieba loaded quietly
@@ -271,9 +280,7 @@ def _first_name(segment: str, anchor: str) -> str:
             current = ""
         elif piece.flag != "p":
             current += piece.word
-    parts.append(current)
-    names = [_zh_name(part) for part in parts if part]
-    return next((n for n in names if n and not tx.zh_name_found(n, anchor)), names[-1] if names else "")
+    return (*parts, current)
 
 
 def _referent(found: str, before: str) -> str:
