@@ -54,7 +54,7 @@ def derivable(
                 return True
         # or the difference of two spans the page gives ("open 81 days a year … 52 days": 29 days shorter)
     peers = [
-        f for f in list(figures)[:MAX_FIGURES]
+        f for f in figures[:MAX_FIGURES]
         if f.kind != "ordinal" and ((f.kind == "duration") == (claimed.kind == "duration") or claimed.kind == "percent")
     ]  # fmt: skip
     for a, b in combinations(peers, 2):
@@ -66,8 +66,8 @@ def derivable(
 
 # Words of a claim that adds several of the page's figures, or divides one by a count.
 TOTALS = re.compile(r"\b(?:total|combined|together|altogether|in all|cumulative)\b|合计|累计|总计|共计|一共|总共|共有|加起来", re.I)
-AVERAGES = re.compile(r"\b(?:average|mean|per|each|a head|apiece)\b|平均|人均|每", re.I)
-_MAX_ADDED = 14  # figures read for a total of three or four of them (C(14, 4) = 1,001 sums at most)
+AVERAGES = re.compile(r"\b(?:average|mean|each|a head|apiece)\b|\bper\b(?!\s*cent)|平均|人均|每(?:人|位|个|张|次|架次|辆|户|名|家|所)", re.I)
+_MAX_ADDED = 14  # figures read for a total of three or four of them (1,365 sums at most)
 
 
 def totalled(claimed: fx.Quantity, figures: Iterable[fx.Quantity]) -> bool:
@@ -80,6 +80,8 @@ def totalled(claimed: fx.Quantity, figures: Iterable[fx.Quantity]) -> bool:
 def averaged(claimed: fx.Quantity, figures: Iterable[fx.Quantity]) -> bool:
     """Whether `claimed` is one of `figures` counted alike divided by another that counts things
     (an average ticket of about 85 yuan: box office over tickets sold; about 7 passengers a flight)."""
+    if claimed.kind != "number":  # (an average is a count or an amount, not a share or a span)
+        return False
     pool = [f for f in figures if f.kind == "number"][:MAX_FIGURES]
     counts = [y for y in pool if fx.counts_things(y) and y.value > 1]
     wholes = [x for x in pool if _alike(claimed, x) or not claimed.measure]

@@ -78,7 +78,11 @@ _AFTER = [
     ("approx", r"^\s*(?:左右|上下|or so)"),
     ("ge", r"^\s*or more"),
 ]
-_CODE = r"(?:US\$|A\$|C\$|NZ\$|HK\$|USD|EUR|GBP|CNY|RMB|AUD|CAD|JPY|CHF)"  # a currency written before its amount
+# a currency written before its amount, by its code (case as written: "an amateur 3 times" is no EUR)
+_CODE = r"(?<![A-Za-z])(US\$|A\$|C\$|NZ\$|HK\$|USD|EUR|GBP|CNY|RMB|AUD|CAD|NZD|HKD|JPY|CHF)"
+# (a dollar is a dollar: a page's "(A$m)" column and a claim's "A$76 million" must read alike, and
+# the check does not tell one country's dollar from another's)
+_CODES = {"US$": "usd", "A$": "usd", "C$": "usd", "NZ$": "usd", "HK$": "usd", "AUD": "usd", "CAD": "usd", "NZD": "usd", "HKD": "usd", "RMB": "cny"}
 _BEFORE_RE = [(bound, re.compile(rf"(?<![A-Za-z])(?:{cue})\s*(?:[$€£¥]|{_CODE})?\s*$", re.I)) for bound, cue in _BEFORE]
 _AFTER_RE = [(bound, re.compile(cue, re.I)) for bound, cue in _AFTER]
 _DATE_BEFORE = [
@@ -170,7 +174,8 @@ _NUM_RE = re.compile(
     r"(?:\s*(trillion|billion|million|thousand|bn|mn|mln|tn|k|m|b|万亿|千万|百万|亿|万|千(?![米克瓦]))(?![A-Za-z]))?",
     re.I,
 )
-_ZH_NUM_RE = re.compile(rf"(百分之)?([{_ZH_NUM}]+)(?:点([零〇一二三四五六七八九]+))?(成|折(?!合|算|旧))?")  # 五折: 50%
+# (成: 两成 = 20%; 折 only after one digit and before what a price is: 五折优惠 = 50%, not 一波三折, 三折叠屏)
+_ZH_NUM_RE = re.compile(rf"(百分之)?([{_ZH_NUM}]+)(?:点([零〇一二三四五六七八九]+))?(成|(?<![{_ZH_NUM}][{_ZH_NUM}])折(?=优惠|票|价|出售|销售|[，。、；]|$))?")
 _ZH_FRACTION = re.compile(r"([一二三四五六七八九十\d]+)分之([一二三四五六七八九十\d]+)")
 _WORD_NUM_RE = re.compile(
     r"\b(" + "|".join(_WORDS) + r")(?:[-\s](one|two|three|four|five|six|seven|eight|nine))?"
@@ -349,6 +354,8 @@ def extract(text: str, *, strict: bool) -> Facts:
         if not m.group(1) and not m.group(4) and len(digits) == 1 and value < 2:
             continue  # 一 in 一些, 统一, 一直: not a number
         take(m.start(), m.end())
+        if m.group(4) == "折" and text[max(0, m.start() - 1) : m.start()] == "波":
+            continue  # 一波三折: an idiom
         if m.group(4):  # 两成 = 20%, 五折 = 50% (of the full price), 三成五 is rare
             quantities.append(Quantity(value * 10, 5.0, "percent", *_bound(text, m.start(), m.end())[::-1]))
             continue
@@ -395,7 +402,7 @@ _NOT_MEASURES = frozenset(
 )
 _CURRENCY = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "元": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp", "usd": "usd", "dollar": "usd", "pound": "gbp", "euro": "eur", "yuan": "cny"}
 
-CURRENCIES = frozenset(_CURRENCY.values())  # the measures that are money
+CURRENCIES = frozenset(_CURRENCY.values()) | {"jpy", "chf"}  # the measures that are money
 
 # Units written in several ways, read in one measure and scale (1.6 km = 1,600 m = 1.6千米 = 1.6公里;
 # 650 staff = about 650 people): the group's name is the key of _UNITS.
@@ -449,12 +456,12 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
     start, end = at, at + len(q.text)
     before = text[max(0, start - 2) : start].strip()
     measure = ""
+    code = re.search(rf"{_CODE}\s*$", text[max(0, start - 6) : start]) or re.search(rf"{_CODE}\s*\d", q.text)
+    if code:  # "USD 38 million", "A$38 million", "EUR 2.1bn"
+        measure = _CODES.get(code.group(1), code.group(1).lower())
     for sign in ("$", "£", "€", "¥"):
-        if before.endswith(sign) or re.search(rf"{re.escape(sign)}\s*\d", q.text):  # "roughly €41 million"
+        if not measure and (before.endswith(sign) or re.search(rf"{re.escape(sign)}\s*\d", q.text)):  # "roughly €41 million"
             measure = _CURRENCY[sign]
-    code = re.search(rf"({_CODE})\s*$", text[max(0, start - 6) : start], re.I) or re.search(rf"({_CODE})\s*\d", q.text, re.I)
-    if code and not measure:  # "USD 38 million", "EUR 2.1bn"
-        measure = {"us$": "usd", "rmb": "cny"}.get(code.group(1).lower(), code.group(1).lower())
     after = text[end : end + 40]
     column = None if measure or q.kind != "number" else _COLUMN_UNIT.search(text[max(0, start - 24) : start])
     if column is None and not measure and q.kind == "number":  # a table row whose first cell names the unit
@@ -481,7 +488,9 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
         words = []  # "1.48 million last year": when, not how long
     words = [w for w in words if w not in _ADJECTIVES and not _ADJECTIVE_ENDING.search(w)][:1]
     han = re.match(r"\s*(美元|欧元|英镑|[\u4e00-\u9fff])", after)
-    evening = re.match(r"\s*[点时](?!间|期|代|候)", after) and re.search(r"(?:晚上|下午|傍晚|夜里|夜间|晚)\s*$", text[max(0, start - 3) : start])
+    # (下午3点 is 15时; 晚上 from 5 on, 夜里 from 6 on: 夜里2点 is 2时)
+    part = re.search(r"(下午|傍晚|晚上|晚|夜里|夜间)\s*$", text[max(0, start - 3) : start])
+    evening = re.match(r"\s*[点时](?!间|期|代|候)", after) and part and q.value >= {"下午": 1, "傍晚": 1, "晚上": 5, "晚": 5}.get(part.group(1), 6)
     if q.kind == "number" and q.value < 12 and (evening or re.match(r"\s*p\.?m\.?(?!\w)", after, re.I)):
         return Quantity(q.value + 12, q.unit, q.kind, q.text, q.bound, q.exact)  # 晚上7点, 7 p.m.: 19时, 19:00
     if measure or q.kind != "number":
@@ -495,7 +504,7 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
         q = Quantity(q.value + 0.5, q.unit, q.kind, q.text, q.bound, q.exact)
     elif zh_time := _ZH_SPAN.match(after):  # 约2小时, 20分钟, 三个多月: a span of time
         measure = _ZH_TIME_UNITS[zh_time.group(1)]
-        if after[zh_time.end() : zh_time.end() + 1] == "半":  # 约三年半
+        if re.match(r"半(?=[，。、；）)]|后|前|内|的|$)", after[zh_time.end() :]):  # 约三年半 (not 10年半导体)
             q = Quantity(q.value + 0.5, q.unit, q.kind, q.text, q.bound, q.exact)
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):
         measure = _CURRENCY.get(han.group(1), han.group(1))

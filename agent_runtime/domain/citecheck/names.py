@@ -65,8 +65,10 @@ def claim_names(claim: str, source_plain: frozenset[str], source_names: frozense
         zh_label = re.match(r"\W*[^：:。，]{1,12}[：:]", claim)
         body = claim[zh_label.end() :] if zh_label else claim
         out += [name for name in tx.zh_names(body) if name not in out]
-        # a title or a name in quotes (《铁衣》, “乾元重宝”) is a name whatever jieba makes of it
-        out += [q for q in re.findall(r"[《“「]([^》”」]{2,12})[》”」]", body) if q not in out and _HAN.search(q)]
+        # a title (《铁衣》) is a name whatever jieba makes of it; words in quotes (“程乙本”, or a
+        # phrase quoted: “重大突破”) may be, so one the passage lacks only leaves the claim unconfirmed
+        out += [q for q in re.findall(r"《([^》]{2,12})》", body) if q not in out and _HAN.search(q)]
+        openers += [q for q in re.findall(r"[“「]([^”」]{2,12})[”」]", body) if q not in out and q not in openers and _HAN.search(q)]
     return out, openers
 
 
@@ -237,8 +239,8 @@ def _miscut(name: str, claim: str, page_text: str) -> bool:
     """Whether a short Chinese "name" is jieba's cut across two words of the claim, which the page
     writes apart: 比马 of "比马骁的" (the page: 马骁的), 港海 of "北礁港海铁联运" (海铁联), 占岚江 of
     "占岚江市政府" (江市政) — one end of it, with the two characters of the claim beyond, is on the page."""
-    if tx.is_latin(name) or len(name) > 3 or name[-1] in "区县市省镇乡村湖岛港桥寺":  # (西湖区 is a name)
-        return False
+    if tx.is_latin(name) or len(name) > 3 or name[-1] in "区县市省镇乡村湖岛港桥寺" or name in tx.zh_people(claim):
+        return False  # (西湖区 is a name; so is 张伟, whose 伟表示 the page may write of 李伟)
     for m in re.finditer(re.escape(name), claim):
         for window in (claim[max(0, m.start() - 2) : m.start() + 1], claim[m.end() - 1 : m.end() + 2]):
             if len(window) == 3 and all(_HAN.fullmatch(c) for c in window) and window in page_text:

@@ -71,7 +71,7 @@ _WORD_NUMBER = {
 }  # fmt: skip
 _SPAN = re.compile(
     r"(?<![\d.,])\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a)\s+(day|week|month|year)s?\s+(?:later|after|afterwards|on)\b(?!\s+than)"
-    r"|(?<![\d.,])(\d+|[一二两三四五六七八九十])\s*(天|周|个月|年)(?:后|之后|以后)",  # (not 8.9 days on wards)
+    r"|(?<![\d.,一二两三四五六七八九十])(\d+|[一二两三四五六七八九十])\s*(天|周|个月|年)(?:后|之后|以后)",  # (not 8.9 days on, 二十天后)
     re.I,
 )
 RELATIVE_TIME = re.compile(
@@ -135,7 +135,7 @@ def check_relations(claim: str, facts: fx.Facts, sentences: list[Sentence]) -> R
         up = up or _MORE_AFTER.search(tail)
         down = down or _LESS_AFTER.search(tail)
     factor = _factor(claim)
-    if factor and re.search(r"占[^，。；]{0,20}$", claim[: factor[1].start()]):
+    if factor and re.search(r"占(?!地|领|用|据)[^，。；]{0,20}$", claim[: factor[1].start()]):
         factor = None  # "占全市病例的一半以上": a share of a whole, not half of another figure
     if factor and any(_same_multiple(factor[1].group(0), s.text) for s in sentences):
         factor = None  # "a planet 2.4 times the size of Earth": the source states the multiple itself

@@ -154,6 +154,22 @@ _NOT_IN_NAMES = ("v", "p", "c", "d", "m", "r", "u", "q", "a")  # a verb, a prepo
 _BEFORE_NAMES = ("v", "p", "c", "d", "r", "u", "q", "x")  # what ends the words of a name, read backwards
 
 
+def _after_preposition(text: str) -> str:
+    """A stretch without the preposition or conjunction it opens with (据县果业发展中心: 县果业发展中心),
+    as jieba reads it: 和平区 and 经济开发区 keep their first character."""
+    pieces = _pieces(text)
+    return text[1:] if pieces and len(pieces[0][0]) == 1 and pieces[0][1] in ("p", "c") and len(text) >= 3 else text
+
+
+@lru_cache(maxsize=8192)
+def _pieces(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's words of a Chinese text with their parts of speech."""
+    import jieba.posseg
+
+    tx.zh_names("")  # jieba loaded quietly
+    return tuple((p.word, p.flag) for p in jieba.posseg.cut(text))
+
+
 @lru_cache(maxsize=8192)
 def _zh_name(segment: str) -> str:
     """The name a stretch of Chinese text is, or "": its words after a last 的 (相邻的桐岭乡 is
@@ -161,33 +177,24 @@ def _zh_name(segment: str) -> str:
     names — ending like a body or a place, or holding a word jieba takes for a name that few texts
     use (北方乳业, 江城雄狮, 乔蔚然), or one jieba has never seen — and holds no verb, preposition or
     particle (基地位于, 在此, 涉及的产品: a phrase, not a name)."""
-    import jieba.posseg
-
-    name = _ZH_SPEECH.sub("", re.split(r"[的，、：；]", segment.rstrip("的"))[-1]).lstrip(
-        "据由在从经对向与和及被"
-    )
+    name = _ZH_SPEECH.sub("", re.split(r"[的，、：；]", segment.rstrip("的"))[-1])
+    name = _after_preposition(name)
     if not _HAN_ONLY.match(name) or _ZH_REFERENCE.match(name):
         return ""
     if "·" in name:  # 扬·德弗里斯: a name written from another tongue
         return name
-    tx.zh_names("")  # jieba loaded quietly
-    pieces = list(jieba.posseg.cut(name))
+    pieces = _pieces(name)
     if _ZH_BODY.search(name) and len(name) >= 3:  # a body or a place, with no verb before its kind's word
         # (惠邻超市, whose 超市 jieba tags a verb; not 市政府决定在湖滨新区建设新馆, 是一所公办完全中学)
-        return "" if any(p.flag.startswith(("v", "p", "c", "u", "r")) and p.flag != "vn" for p in pieces[:-1]) else name
-    if len(name) <= 3 and tx.zh_surname(name) in tx.ZH_SURNAMES and pieces[0].flag.startswith("nr"):
+        return "" if any(flag.startswith(("v", "p", "c", "u", "r")) and flag != "vn" for _, flag in pieces[:-1]) else name
+    if len(name) <= 3 and tx.zh_surname(name) in tx.ZH_SURNAMES and pieces[0][1].startswith("nr"):
         return name  # a person (蒋卓然: jieba reads 卓然 as a word)
-    if any(p.flag.startswith(_NOT_IN_NAMES) and p.flag != "ad" for p in pieces):
+    if any(flag.startswith(_NOT_IN_NAMES) and flag != "ad" for _, flag in pieces):
         return ""
-    common = 1000
-    rare_name = any(
-        p.flag in ("nr", "ns", "nt", "nz", "nrt", "nrfg") and tx.zh_frequency(p.word) < common for p in pieces
-    )
-    unknown = any(len(p.word) >= 2 and tx.zh_frequency(p.word) == 0 for p in pieces)
+    rare_name = any(flag in ("nr", "ns", "nt", "nz", "nrt", "nrfg") and tx.zh_frequency(word) < tx.ZH_COMMON for word, flag in pieces)
+    unknown = any(len(word) >= 2 and tx.zh_frequency(word) == 0 for word, _ in pieces)
     # or a word few texts use, with another (草原 + 牧歌, 北方 + 乳业): a coined name, not a thing's word
-    coined = len(pieces) >= 2 and any(
-        len(p.word) >= 2 and p.flag.startswith("n") and tx.zh_frequency(p.word) < 100 for p in pieces
-    )
+    coined = len(pieces) >= 2 and any(len(word) >= 2 and flag.startswith("n") and tx.zh_frequency(word) < 100 for word, flag in pieces)
     return name if rare_name or unknown or coined else ""
 
 
@@ -203,6 +210,7 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
         return [], []
     import difflib
 
+    anchor = anchor[:600]  # (a table read as one sentence: its first rows are enough to line up with)
     ops = difflib.SequenceMatcher(None, claim, anchor, autojunk=False).get_opcodes()
     # stretches that differ, each with the length of what both texts share before and after it
     runs: list[list[int]] = []  # claim from, to; anchor from, to; shared before, after
@@ -270,16 +278,13 @@ def _first_name(segment: str, anchor: str) -> str:
 @lru_cache(maxsize=8192)
 def _parts(segment: str) -> tuple[str, ...]:
     """A stretch of Chinese text cut where a preposition stands (天骄航空|在|巴音塔拉机场)."""
-    import jieba.posseg
-
-    tx.zh_names("")  # jieba loaded quietly
     parts, current = [], ""
-    for piece in jieba.posseg.cut(segment):
-        if piece.flag == "p" and current:
+    for word, flag in _pieces(segment):
+        if flag == "p" and current:
             parts.append(current)
             current = ""
-        elif piece.flag != "p":
-            current += piece.word
+        elif flag != "p":
+            current += word
     return (*parts, current)
 
 
@@ -298,17 +303,11 @@ def _referent(found: str, before: str) -> str:
     if not found_before:
         return ""
     last = found_before[-1]
-    import jieba.posseg
-
-    tx.zh_names("")  # jieba loaded quietly
-    pieces = list(jieba.posseg.cut(before[: last.start()]))
+    pieces = list(_pieces(before[: last.start()]))
     name = last.group(0)
     # the words before it that can be part of a name (江汉 and 二 of 江汉二桥; not 另建)
-    while pieces and (
-        not pieces[-1].flag.startswith(_BEFORE_NAMES)
-        or (pieces[-1].flag == "m" and not pieces[-1].word.isdigit())
-    ):
-        name = pieces.pop().word + name
+    while pieces and (not pieces[-1][1].startswith(_BEFORE_NAMES) or (pieces[-1][1] == "m" and not pieces[-1][0].isdigit())):
+        name = pieces.pop()[0] + name
         if len(name) > 8:
             return ""
     return _zh_name(name)

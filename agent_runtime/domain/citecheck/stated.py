@@ -97,6 +97,11 @@ def check_amounts(
             if not fx.satisfies(q, p) and not any(fx.satisfies(o, p) for o in others)
             and p.value not in years  # "a plan adopted in 2019 closes…": the claim's year, read as a count
         ]  # fmt: skip
+        stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
+        if rivals and stated:  # a rival said of nothing the claim's clause speaks of ("payment above £5,000"
+            # for "the more than £1.2 million Pryce diverted"), while the page gives the value elsewhere
+            clause = clause_of(statement, q.text)[0] if statement else set()
+            rivals = [p for p in rivals if not clause or clause & tx.content_tokens(lead_to(anchor, p.text))]
         if holders and (anchor in holders or not rivals):
             continue
         if not rivals and any(fx.satisfies(q, p) for s in elsewhere for p in s.facts.quantities):
@@ -118,11 +123,6 @@ def check_amounts(
                 fx.satisfies(_unmeasured(q), _unmeasured(p)) for p in anchor.facts.quantities if fx.counts_things(p) and p.measure not in ("", q.measure)
             )
         )  # fmt: skip
-        stated = any(fx.satisfies(q, p) for s in page for p in s.facts.quantities)
-        if rivals and stated:  # a rival said of nothing the claim's clause speaks of ("payment above £5,000"
-            # for "the more than £1.2 million Pryce diverted"), while the page gives the value elsewhere
-            clause = clause_of(statement, q.text)[0] if statement else set()
-            rivals = [p for p in rivals if not clause or clause & tx.content_tokens(lead_to(anchor, p.text))]
 
         share = q.kind == "percent" and q.unit >= 2  # "a third", 六成, 三分之一: a share of a whole, no rate
         # a count of the claim's times an amount ("four ships … about USD 150 million in total": 38 million each)
@@ -140,7 +140,7 @@ def check_amounts(
                 fx.satisfies(q, dataclasses.replace(r, value=r.value * p.value / 100)) for r in rivals for p in shares_of
             )
             small_word = small_word or (stated and gathers) or each or own_and_rival or share_of_rival or (
-                compares and derivable(q, rivals, [], small=True)  # 缩短了15个工作日: from 21 to 6
+                bool(_DIFFERENCE.search(statement)) and derivable(q, rivals, [], small=True)  # 缩短了15个工作日: from 21 to 6
             ) or (
                 not stated and (
                     ((compares or share or shares) and (worked_out(q, passage) if q.kind == "percent" and not share else worked_out(q)))
@@ -255,6 +255,13 @@ COMPARES = re.compile(
     r"exceed(?:s|ed|ing)?|extra|deeper|wider|taller|bigger|smaller|larger|greater|cheaper|doubled|tripled|halved|"
     r"shrank|shrunk|cut|saving|saved|altogether|apiece|each|per|accounted|share|proportion|average|mean|discount)\b"
     r"|多|少|增|减|降|升|倍|比|差|共|合计|累计|总|高出|超出|占|各|每|加|缩短|延长|提高|提升|扩大|压缩|节省|节约|平均|人均|优惠|折",
+    re.I,
+)
+# Words of a claim that gives the difference of two figures (not 共, each, per: a total or a rate).
+_DIFFERENCE = re.compile(
+    r"\b(?:more|fewer|less|than|up|down|rose|risen|fell|fallen|grew|grown|increased?|decreased?|dropped|higher|lower|"
+    r"longer|shorter|later|earlier|gap|difference|exceed(?:s|ed|ing)?|above|below|add(?:s|ed|ing)?|cut|shrank|saved?)\b"
+    r"|多|少|增|减|降|升|比|差|高出|超出|缩短|延长|提高|提升|压缩|节省",
     re.I,
 )
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)

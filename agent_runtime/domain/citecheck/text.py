@@ -322,7 +322,8 @@ def opposite(claim: str, passage: str) -> tuple[str, str] | None:
     return None
 
 
-_PASSIVE_PASS = re.compile(r"被([^，。；]{0,15}?)(?:超过|超越|反超|赶超)")
+# (the verb ending its clause, and no verb of its own between: not 被检出镉含量超过国家标准)
+_PASSIVE_PASS = re.compile(r"被([^，。；检认评查测判发]{1,12}?)(?:超过|超越|反超|赶超)(?=[，。；]|$)")
 
 
 def _zh_has(text: str, words: tuple[str, ...]) -> list[str]:
@@ -444,6 +445,9 @@ def zh_people(text: str) -> tuple[str, ...]:
 _ZH_THING_ENDINGS = frozenset("塔寺庙桥湖山河江街路村镇乡县市省港岛楼阁殿园馆宫墓洞泉")
 
 
+ZH_COMMON = 1000  # jieba's count of a word every reader knows (农村: 11,478; 居民: 6,948)
+
+
 def zh_frequency(word: str) -> int:
     """How often jieba's dictionary has met a Chinese word (0: never, as with most invented names)."""
     return int(_jieba().dt.FREQ.get(word, 0))
@@ -452,11 +456,8 @@ def zh_frequency(word: str) -> int:
 def _two_common_words(word: str) -> bool:
     """Whether a four-character "name" is two common words (农村居民 = 农村 + 居民), which jieba
     sometimes tags as a person because 农 is a surname."""
-    import jieba
-
-    common = 1000  # jieba's count of a word every reader knows (农村: 11,478; 居民: 6,948)
     return len(word) == 4 and not word.startswith(_ZH_COMPOUND_SURNAMES) and all(
-        jieba.dt.FREQ.get(half, 0) >= common for half in (word[:2], word[2:])
+        zh_frequency(half) >= ZH_COMMON for half in (word[:2], word[2:])
     )
 
 

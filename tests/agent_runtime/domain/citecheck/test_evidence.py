@@ -577,10 +577,11 @@ def test_overtaken_by_is_below(claim: str, verdict: str) -> None:
     assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
 
 
-def test_a_title_or_a_name_in_quotes_is_a_name() -> None:
-    source = "1791年，程伟元、高鹗首次以木活字排印刊行一百二十回本，世称“程甲本”。次年又出修订本，称“程乙本”。"
-    assert check_citation("“程乙本”于1791年刊行。", source).verdict != "supported"
-    assert check_citation("“程甲本”于1791年刊行。", source).verdict != "unsupported"
+def test_a_title_is_a_name_and_a_quoted_phrase_is_not() -> None:
+    source = "1977年，她出版了第一部小说《沙洲记》。1983年又出版长篇小说《望海楼》，被评论界称为重大进展。"
+    assert check_citation("《望海楼》于1977年出版。", source).verdict != "supported"
+    assert check_citation("《沙洲记》于1977年出版。", source).verdict == "supported"
+    assert check_citation("《望海楼》被评论界称为“重大突破”。", source).verdict != "unsupported"
 
 
 @pytest.mark.parametrize(
@@ -607,3 +608,27 @@ def test_a_chinese_swap_in_a_sentence_joined_to_the_anchor_is_read_for_a_one_fac
     assert check_citation("2022年2月，浙海银行向法院申请对东湖集团进行重整。", source).verdict == "supported"
     swapped = check_citation("2022年2月，何志坚向法院申请对东湖集团进行重整。", source)
     assert swapped.verdict != "supported", swapped.explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        # a person's name is no cut of jieba's across two words, whatever the page writes after it
+        ("张伟表示，明年将扩建二期。", "李伟表示，明年将扩建二期。", "unsupported"),
+        # 被…超过 is 低于 only where the verb ends the clause: 被检出…超过 is no passive of 超过
+        ("镉含量超过国家标准。", "抽检中被检出镉含量超过国家标准。", "supported"),
+        # a total (共) is no difference of the passage's two figures
+        ("事故共造成3人死亡。", "事故造成5人死亡、2人受伤。", "unsupported"),
+        # a share is no average (per cent is not per)
+        ("Turnout was about 30 per cent.", "The 4,100 residents live in 137 streets. Turnout was 62 per cent.", "unsupported"),
+        # an idiom is no discount; a late-night hour is no afternoon
+        ("谈判一波三折，最终票价为480元。", "谈判一波三折，最终票价为480元。", "supported"),
+        ("事故发生在夜里2点。", "事故发生在凌晨2点。", "supported"),
+        ("事故发生在夜里2点。", "事故发生在下午2点。", "unsupported"),
+        # a place whose name opens with a preposition's character keeps it
+        ("和平区常住人口为12万人。", "和平区常住人口为12万人，河西区为18万人。", "supported"),
+    ],
+)  # fmt: skip
+def test_what_review_found_misread(claim: str, source: str, verdict: str) -> None:
+    result = check_citation(claim, source)
+    assert result.verdict == verdict, result.explain()
