@@ -200,6 +200,11 @@ def apply_judgement(lexical: CitationCheck, judgement: Judgement, source_text: s
     lines = _quote_lines(judgement.quote, source_text)
     if judgement.verdict == "supported":
         contradictions = _contradictions(lexical.claim, quote)
+        if lexical.verdict != "unsupported":
+            # another figure in the quote, where the whole page gives the claim's elsewhere or two of
+            # its figures give it (the page's check left it unconfirmed): the judge's to read; a
+            # negation, an opposite word, roles the other way round still overrule it
+            contradictions = [r for r in contradictions if r.kind not in ("value", "ordinal")]
         if contradictions:  # the sentence it quotes states another value, a negation, the opposite
             overruled = Reason("judge_overruled", detail=name)
             return replace(

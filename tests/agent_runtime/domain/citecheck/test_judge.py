@@ -118,3 +118,21 @@ def test_every_claim_of_a_long_source_is_shown_to_the_judge() -> None:
     shown = excerpt(source, checks)
     assert all(fact in shown for fact in facts)
     assert len(shown) <= EXCERPT_CHARS + 10 * 2_000
+
+
+CHANNEL = """# Kessler Bay port expansion
+
+The main approach channel is 13.5 metres deep. The project will deepen it to 16 metres by 2027.
+"""
+
+
+def test_a_judge_quoting_the_figures_a_claim_works_out_is_not_overruled() -> None:
+    quote = "The project will deepen it to 16 metres by 2027."
+    worked_out = check_citation(
+        "The project will add 2.5 metres to the depth of the approach channel.", CHANNEL, judge=Judgement("supported", quote, model="m1")
+    )
+    assert worked_out.verdict == "supported", worked_out.explain()  # 16 − 13.5: the page's check left it unconfirmed
+    never_given = check_citation(
+        "The project will add 4.5 metres to the depth of the approach channel.", CHANNEL, judge=Judgement("supported", quote, model="m1")
+    )
+    assert never_given.verdict == "unsupported", never_given.explain()  # a yes-judge on a figure the page never gives
