@@ -14,6 +14,7 @@ A bound is how the claim states it: ``more than 120`` (> 120), ``at least``, ``u
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from dataclasses import dataclass
@@ -492,7 +493,7 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
     part = re.search(r"(下午|傍晚|晚上|晚|夜里|夜间)\s*$", text[max(0, start - 3) : start])
     evening = re.match(r"\s*[点时](?!间|期|代|候)", after) and part and q.value >= {"下午": 1, "傍晚": 1, "晚上": 5, "晚": 5}.get(part.group(1), 6)
     if q.kind == "number" and q.value < 12 and (evening or re.match(r"\s*p\.?m\.?(?!\w)", after, re.I)):
-        return Quantity(q.value + 12, q.unit, q.kind, q.text, q.bound, q.exact)  # 晚上7点, 7 p.m.: 19时, 19:00
+        return dataclasses.replace(q, value=q.value + 12)  # 晚上7点, 7 p.m.: 19时, 19:00
     if measure or q.kind != "number":
         pass
     elif words and words[0] not in _NOT_MEASURES and re.match(r"[\s-]*[A-Za-z]", after):  # 11 weeks, an 11-week siege
@@ -501,11 +502,11 @@ def _measured(text: str, q: Quantity, at: int) -> Quantity:
         measure = _CURRENCY.get(words[0], _CURRENCY.get(stem(words[0]), stem(words[0])))  # dollars: usd
     elif zh_half := re.match(r"\s*个半(小时|月)", after):  # 一个半小时, 两个半月
         measure = "hour" if zh_half.group(1) == "小时" else "month"
-        q = Quantity(q.value + 0.5, q.unit, q.kind, q.text, q.bound, q.exact)
+        q = dataclasses.replace(q, value=q.value + 0.5)
     elif zh_time := _ZH_SPAN.match(after):  # 约2小时, 20分钟, 三个多月: a span of time
         measure = _ZH_TIME_UNITS[zh_time.group(1)]
         if re.match(r"半(?=[，。、；）)]|后|前|内|的|$)", after[zh_time.end() :]):  # 约三年半 (not 10年半导体)
-            q = Quantity(q.value + 0.5, q.unit, q.kind, q.text, q.bound, q.exact)
+            q = dataclasses.replace(q, value=q.value + 0.5)
     elif han and (han.group(1) in _ZH_MEASURE or han.group(1) in _CURRENCY):
         measure = _CURRENCY.get(han.group(1), han.group(1))
     measure = {"decad": "decade", "minut": "minute", "名": "人", "位": "人"}.get(measure, measure)  # 60余名 = 60余人

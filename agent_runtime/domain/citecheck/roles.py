@@ -5,9 +5,12 @@ relation to each other.
 - `check_actor`: the claim gives the source's action to another actor the source names elsewhere
   (the union announced what the company announced) — at most weak;
 - `check_cause`: the claim turns the source's cause into its effect (the delayed harvest caused
-  the rain) — at most weak.
+  the rain) — at most weak;
+- `check_slot`: a Chinese claim puts a name where the anchor puts another, the words around both
+  the same (草原牧歌 where the page says 北方乳业) — a contradiction, read by where the names stand
+  since Chinese writes no capitals.
 
-The last two are summary-level errors: a weak verdict asks a reader (or the judge) to look, and
+`check_actor` and `check_cause` find summary-level errors: a weak verdict asks a reader (or the judge) to look, and
 never marks a sentence † on its own, so a true summary sentence read clumsily costs little.
 """
 
@@ -157,17 +160,8 @@ _BEFORE_NAMES = ("v", "p", "c", "d", "r", "u", "q", "x")  # what ends the words 
 def _after_preposition(text: str) -> str:
     """A stretch without the preposition or conjunction it opens with (据县果业发展中心: 县果业发展中心),
     as jieba reads it: 和平区 and 经济开发区 keep their first character."""
-    pieces = _pieces(text)
+    pieces = tx.zh_pieces(text)
     return text[1:] if pieces and len(pieces[0][0]) == 1 and pieces[0][1] in ("p", "c") and len(text) >= 3 else text
-
-
-@lru_cache(maxsize=8192)
-def _pieces(text: str) -> tuple[tuple[str, str], ...]:
-    """jieba's words of a Chinese text with their parts of speech."""
-    import jieba.posseg
-
-    tx.zh_names("")  # jieba loaded quietly
-    return tuple((p.word, p.flag) for p in jieba.posseg.cut(text))
 
 
 @lru_cache(maxsize=8192)
@@ -183,7 +177,7 @@ def _zh_name(segment: str) -> str:
         return ""
     if "·" in name:  # 扬·德弗里斯: a name written from another tongue
         return name
-    pieces = _pieces(name)
+    pieces = tx.zh_pieces(name)
     if _ZH_BODY.search(name) and len(name) >= 3:  # a body or a place, with no verb before its kind's word
         # (惠邻超市, whose 超市 jieba tags a verb; not 市政府决定在湖滨新区建设新馆, 是一所公办完全中学)
         return "" if any(flag.startswith(("v", "p", "c", "u", "r")) and flag != "vn" for _, flag in pieces[:-1]) else name
@@ -279,7 +273,7 @@ def _first_name(segment: str, anchor: str) -> str:
 def _parts(segment: str) -> tuple[str, ...]:
     """A stretch of Chinese text cut where a preposition stands (天骄航空|在|巴音塔拉机场)."""
     parts, current = [], ""
-    for word, flag in _pieces(segment):
+    for word, flag in tx.zh_pieces(segment):
         if flag == "p" and current:
             parts.append(current)
             current = ""
@@ -303,7 +297,7 @@ def _referent(found: str, before: str) -> str:
     if not found_before:
         return ""
     last = found_before[-1]
-    pieces = list(_pieces(before[: last.start()]))
+    pieces = list(tx.zh_pieces(before[: last.start()]))
     name = last.group(0)
     # the words before it that can be part of a name (江汉 and 二 of 江汉二桥; not 另建)
     while pieces and (not pieces[-1][1].startswith(_BEFORE_NAMES) or (pieces[-1][1] == "m" and not pieces[-1][0].isdigit())):

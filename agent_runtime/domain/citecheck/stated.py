@@ -118,11 +118,7 @@ def check_amounts(
         )
         # the passage gives the value, counting something the words call otherwise ("2,300 wild
         # reindeer" for "2,300 animals"): unconfirmed, not contradicted
-        small_word = small_word or (
-            fx.counts_things(q) and bool(q.measure) and any(
-                fx.satisfies(_unmeasured(q), _unmeasured(p)) for p in anchor.facts.quantities if fx.counts_things(p) and p.measure not in ("", q.measure)
-            )
-        )  # fmt: skip
+        small_word = small_word or (bool(q.measure) and _counted_otherwise(q, [anchor], named=True))
 
         share = q.kind == "percent" and q.unit >= 2  # "a third", 六成, 三分之一: a share of a whole, no rate
         # a count of the claim's times an amount ("four ships … about USD 150 million in total": 38 million each)
@@ -248,30 +244,32 @@ def check_ordinals(
 
 
 
-# Words of a claim that works a figure out of two: a difference, a change, a multiple, a span.
-COMPARES = re.compile(
-    r"\b(?:more|fewer|less|than|times|up|down|rose|risen|fell|fallen|grew|grown|increased?|decreased?|dropped|higher|lower|"
-    r"longer|shorter|later|earlier|gap|difference|combined|total|together|since|for|add(?:s|ed|ing)?|above|below|"
-    r"exceed(?:s|ed|ing)?|extra|deeper|wider|taller|bigger|smaller|larger|greater|cheaper|doubled|tripled|halved|"
-    r"shrank|shrunk|cut|saving|saved|altogether|apiece|each|per|accounted|share|proportion|average|mean|discount)\b"
-    r"|多|少|增|减|降|升|倍|比|差|共|合计|累计|总|高出|超出|占|各|每|加|缩短|延长|提高|提升|扩大|压缩|节省|节约|平均|人均|优惠|折",
-    re.I,
+# Words of a claim that gives the difference of two figures (a change, a gap, one above another).
+_DIFFERENCE_EN = (
+    r"more|fewer|less|than|up|down|rose|risen|fell|fallen|grew|grown|increased?|decreased?|dropped|higher|lower|"
+    r"longer|shorter|later|earlier|gap|difference|exceed(?:s|ed|ing)?|above|below|add(?:s|ed|ing)?|cut|shrank"
 )
-# Words of a claim that gives the difference of two figures (not 共, each, per: a total or a rate).
-_DIFFERENCE = re.compile(
-    r"\b(?:more|fewer|less|than|up|down|rose|risen|fell|fallen|grew|grown|increased?|decreased?|dropped|higher|lower|"
-    r"longer|shorter|later|earlier|gap|difference|exceed(?:s|ed|ing)?|above|below|add(?:s|ed|ing)?|cut|shrank|saved?)\b"
-    r"|多|少|增|减|降|升|比|差|高出|超出|缩短|延长|提高|提升|压缩|节省",
+_DIFFERENCE_ZH = "多|少|增|减|降|升|比|差|高出|超出|缩短|延长|提高|提升|压缩|节省"
+_DIFFERENCE = re.compile(rf"\b(?:{_DIFFERENCE_EN}|saved?)\b|{_DIFFERENCE_ZH}", re.I)
+# Words of a claim that works a figure out of others: a difference, and also a multiple, a total, a
+# share, a rate, a span (not only a difference: 共, each, per).
+COMPARES = re.compile(
+    rf"\b(?:{_DIFFERENCE_EN}|times|combined|total|together|since|for|extra|deeper|wider|taller|bigger|smaller|larger|"
+    r"greater|cheaper|doubled|tripled|halved|shrunk|saving|saved|altogether|apiece|each|per|accounted|share|proportion|average|"
+    rf"mean|discount)\b|{_DIFFERENCE_ZH}|倍|共|合计|累计|总|占|各|每|加|扩大|节约|平均|人均|优惠|折",
     re.I,
 )
 _FACT_CLAUSE = re.compile(r"[,;:，；：、]|\s(?:and|while|whereas|but|as|after|before|with|which)\s|并且|而且|同时|其中", re.I)
 
 
-def _counted_otherwise(q: fx.Quantity, sentences: Iterable[Sentence]) -> bool:
-    """Whether the sentences give the value of a count, counting what they call by another word
-    (11 patients: "11 cases")."""
+def _counted_otherwise(q: fx.Quantity, sentences: Iterable[Sentence], named: bool = False) -> bool:
+    """Whether the sentences give the value of a count, counting what they may call by another word
+    (11 patients: "11 cases"); with `named`, only a count they do name by another word."""
     return fx.counts_things(q) and any(
-        fx.satisfies(_unmeasured(q), _unmeasured(p)) for s in sentences for p in s.facts.quantities if fx.counts_things(p)
+        fx.satisfies(_unmeasured(q), _unmeasured(p))
+        for s in sentences
+        for p in s.facts.quantities
+        if fx.counts_things(p) and not (named and p.measure in ("", q.measure))
     )
 
 

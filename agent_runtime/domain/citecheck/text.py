@@ -309,9 +309,8 @@ def opposite(claim: str, passage: str) -> tuple[str, str] | None:
                 return sorted(mine)[0], sorted(theirs)[0]
     # the way a rate goes (增速降至2.1%, 涨幅回落) is not the way the level goes (经济增长2.1%): a rate the
     # passage does not speak of leaves the claim's word for it out
-    rate = re.compile(r"(?:增速|增幅|涨幅|增长率|增长速度|降幅|跌幅)[\u4e00-\u9fff]{0,2}")
-    if not rate.search(passage):
-        claim = rate.sub("，", claim)
+    if not _RATE.search(passage):
+        claim = _RATE.sub("，", claim)
     # "被…超过" (overtaken by) is 低于 (below), as "was overtaken by" is below
     claim, passage = (_PASSIVE_PASS.sub(r"低于\1", t) for t in (claim, passage))
     for up, down in ANTONYMS_ZH:
@@ -322,6 +321,8 @@ def opposite(claim: str, passage: str) -> tuple[str, str] | None:
     return None
 
 
+# A growth rate and the word after it (增速降至, 涨幅回落).
+_RATE = re.compile(r"(?:增速|增幅|涨幅|增长率|增长速度|降幅|跌幅)[\u4e00-\u9fff]{0,2}")
 # (the verb ending its clause, and no verb of its own between: not 被检出镉含量超过国家标准)
 _PASSIVE_PASS = re.compile(r"被([^，。；检认评查测判发]{1,12}?)(?:超过|超越|反超|赶超)(?=[，。；]|$)")
 
@@ -341,16 +342,21 @@ def _zh_words(text: str) -> list[str]:
     return [w for run in _HAN_RUN.findall(text) for w in segment(run)]
 
 
-@lru_cache(maxsize=4096)
-def zh_names(text: str) -> tuple[str, ...]:
-    """The names of a Chinese claim: jieba's person, place and organisation words."""
+@lru_cache(maxsize=8192)
+def zh_pieces(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's words of a Chinese text with their parts of speech (流行|v, 湘中|ns…), read once."""
     import jieba.posseg
 
     _jieba()
+    return tuple((pair.word, pair.flag) for pair in jieba.posseg.cut(text))
+
+
+@lru_cache(maxsize=4096)
+def zh_names(text: str) -> tuple[str, ...]:
+    """The names of a Chinese claim: jieba's person, place and organisation words."""
     out: list[str] = []
     previous, previous_flag = "", ""
-    for pair in jieba.posseg.cut(text):
-        word, flag = pair.word, pair.flag
+    for word, flag in zh_pieces(text):
         if flag in ("ns", "nt") and len(word) >= 3 and word[0] in "于和与及在的":
             word = word[1:]  # 流行于湘中 → 湘中, 绿茶和白茶: jieba keeps the function word
         if flag in ("nr", "nrt", "nrfg", "ns", "nt") and len(word) >= 2:
@@ -422,14 +428,10 @@ ZH_SURNAMES = frozenset(
 def zh_people(text: str) -> tuple[str, ...]:
     """The people a Chinese text names: jieba's person names that begin with a surname, and a
     surname with a title (张教授, 刘老, 王某)."""
-    import jieba.posseg
-
-    _jieba()
     out: list[str] = []
-    for pair in jieba.posseg.cut(text):
-        word = pair.word
+    for word, flag in zh_pieces(text):
         if (
-            pair.flag.startswith("nr") and 2 <= len(word) <= 4 and word[0] in ZH_SURNAMES and word not in out
+            flag.startswith("nr") and 2 <= len(word) <= 4 and word[0] in ZH_SURNAMES and word not in out
             and not _two_common_words(word) and word[-1] not in _ZH_THING_ENDINGS
         ):
             out.append(word)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agent_runtime import check_citation
+from agent_runtime.domain.citecheck import CitationCheck
 
 FERRY = """# MV Kestrel Star
 
@@ -49,6 +50,12 @@ MINER = """# Karrendale Mining posts record copper output but profit slips
 
 Chief executive Tom Hadley said higher diesel and labour costs had weighed on margins.
 """
+
+
+def _assert_marked(result: CitationCheck, verdict: str) -> None:
+    """† (`unsupported`) exactly where the label says so; any other label ("not unsupported") only
+    asks that the claim is not marked."""
+    assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
 
 
 @pytest.mark.parametrize(
@@ -561,7 +568,7 @@ def test_spans_between_years_rates_and_small_differences_are_worked_out(claim: s
 )  # fmt: skip
 def test_times_of_day_money_and_half_years_are_read_as_written(claim: str, source: str, verdict: str) -> None:
     result = check_citation(claim, source)
-    assert result.verdict == verdict if verdict == "unsupported" else result.verdict != "unsupported", result.explain()
+    _assert_marked(result, verdict)
 
 
 @pytest.mark.parametrize(
@@ -574,7 +581,7 @@ def test_times_of_day_money_and_half_years_are_read_as_written(claim: str, sourc
 def test_overtaken_by_is_below(claim: str, verdict: str) -> None:
     source = "# 青崖影视产业园\n\n## 经营数据\n\n2023年，旅游相关收入占总收入的46%，首次低于场景和摄影棚租赁收入。"
     result = check_citation(claim, source)
-    assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
+    _assert_marked(result, verdict)
 
 
 def test_a_title_is_a_name_and_a_quoted_phrase_is_not() -> None:
@@ -599,7 +606,7 @@ def test_a_title_is_a_name_and_a_quoted_phrase_is_not() -> None:
 )  # fmt: skip
 def test_small_chinese_counts_totals_and_half_fares_are_read(claim: str, source: str, verdict: str) -> None:
     result = check_citation(claim, source)
-    assert (result.verdict == "unsupported") == (verdict == "unsupported"), result.explain()
+    _assert_marked(result, verdict)
 
 
 def test_a_chinese_swap_in_a_sentence_joined_to_the_anchor_is_read_for_a_one_fact_claim() -> None:
