@@ -488,7 +488,11 @@ def demo_script(messages: list[Message], tools: list[ToolSchema]) -> Reply:
         found = _RESULT.search(observations[0])
         if found:
             source, title, _, snippet = found.groups()
-            sentence = (snippet or title).strip().rstrip("….")
+            # (a local corpus file's snippet opens with its "# Title": its text is quoted, not a heading)
+            text = (snippet or title).strip()
+            if text.startswith("#") and snippet:
+                text = text.lstrip("# ").removeprefix(title).strip() or title
+            sentence = text.rstrip("….。")
             chapter = f"## Findings\n\n{sentence} [{source}].\n"
         else:
             chapter = "## Findings\n\nThe search found no source on this question.\n"
