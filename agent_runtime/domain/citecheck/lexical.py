@@ -42,7 +42,13 @@ from agent_runtime.domain.citecheck.page import (
     source_sentences,
 )
 from agent_runtime.domain.citecheck.relations import check_relations, is_change, span_days
-from agent_runtime.domain.citecheck.roles import check_actor, check_cause, check_roles, check_slot
+from agent_runtime.domain.citecheck.roles import (
+    check_actor,
+    check_cause,
+    check_roles,
+    check_slot,
+    check_speaker,
+)
 from agent_runtime.domain.citecheck.stated import (
     COMPARES,
     check_amounts,
@@ -309,6 +315,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
+    hard += check_speaker(statement, sentences)
     # the anchor, then (for a sentence of one fact) the sentences joined to it, where the claim's
     # other words may stand ("…2019年，华夏航空开通经停…" after the anchor's 天骄航空)
     for k in sorted(passage_ids if not gathers(statement) else [anchor], key=lambda k: k != anchor):

@@ -8,7 +8,9 @@ relation to each other.
   the rain) — at most weak;
 - `check_slot`: a Chinese claim puts a name where the anchor puts another, the words around both
   the same (草原牧歌 where the page says 北方乳业) — a contradiction, read by where the names stand
-  since Chinese writes no capitals.
+  since Chinese writes no capitals;
+- `check_speaker`: a Chinese statement given to another person than the page gives it to
+  (郑晓宣布… where the page has 陆明远表示…; "他表示" read as whom the page last named) — a contradiction.
 
 `check_actor` and `check_cause` find summary-level errors: a weak verdict asks a reader (or the judge) to look, and
 never marks a sentence † on its own, so a true summary sentence read clumsily costs little.
@@ -310,3 +312,85 @@ def _referent(found: str, before: str) -> str:
 def _shares_two(name: str, text: str) -> bool:
     """Whether two characters in a row of `name` are in `text`."""
     return any(name[k : k + 2] in text for k in range(len(name) - 1))
+
+
+# Who said what: a Chinese statement's speaker and its verb of saying (市统计局副局长胡蓉在发布会上介绍，…).
+_ZH_SAYS = r"表示|介绍|指出|认为|透露|宣布|坦言|强调|提醒|说|称"
+_ZH_CLAIM_SAYS = re.compile(rf"^(?P<speaker>[^，。；：“”]{{2,40}}?)(?P<verb>{_ZH_SAYS})[：，]?(?P<said>[^，。；].*)$")
+_ZH_PAGE_SAYS = re.compile(rf"(?P<speaker>[^，。；：“”]{{1,40}}?)(?:{_ZH_SAYS})[：，]?“?$")
+_ZH_ADJUNCT = re.compile(r"(?:在[^，。；]{1,15}?(?:上|中|时|期间|后)|赛后|会后|随后|同时|还|也|则|曾|此前|当天|会上|对此|并)+$")
+_ZH_PRONOUN = re.compile(r"(?<!其)[他她](?!们)")
+# what a person is called by in the news, after the body they work for (首席执行官, 副局长, 主教练, 九段)
+_ZH_POSTS = "|".join(sorted({
+    *tx.ZH_TITLES, "执行官", "医学官", "创始人", "秘书", "秘书长", "理事长", "副局长", "副主任", "副院长", "副校长", "区长",
+    "镇长", "乡长", "村支书", "分析师", "工程师", "设计师", "总工程师", "医师", "护士", "主帅", "主教练", "副教授", "讲师",
+    "发言人", "负责人", "代表", "专家", "馆长", "站长", "总监", "选手", "运动员", "九段", "八段", "七段", "领队", "主编",
+} - {"总", "工", "某", "老"}, key=len, reverse=True))
+_ZH_POST = re.compile(rf"副?(?:{_ZH_POSTS})")
+_ZH_SURNAME = f"[{''.join(sorted(tx.ZH_SURNAMES))}]"
+# a person in running text: a post and a name (副局长马丽华透露), or a surname and a post (邹局长)
+_ZH_PERSON = re.compile(
+    rf"(?:{_ZH_POSTS})(?P<name>{_ZH_SURNAME}[\u4e00-\u9fff]{{1,2}}?)(?={_ZH_SAYS}|[在，。、；：的和与等也则还曾将已对向）)]|担任|出任)"
+    rf"|(?<![\u4e00-\u9fff])(?P<short>{_ZH_SURNAME}(?:{_ZH_POSTS}))"
+)
+
+
+def check_speaker(claim: str, sentences: tuple[Sentence, ...]) -> list[Reason]:
+    """A Chinese statement given to another speaker than the page's: "华策咨询分析师郑晓宣布，天枢-3已获得…"
+    where the page says "公司首席执行官陆明远表示，天枢-3已获得…" — a contradiction when both speakers are
+    people told apart by name (郑晓, 陆明远); "他表示" is whom the sentences before last named."""
+    m = _ZH_CLAIM_SAYS.match(claim)
+    if not m or not tx.is_chinese(claim):
+        return []
+    claimed = _speaker(m.group("speaker"))
+    words = tx.content_tokens(m.group("said"))
+    if not claimed or len(words) < 3:
+        return []
+    # the page's sentence saying what the claim's speaker says, and where in it that begins
+    best, where, score = -1, 0, 0
+    for k, sentence in enumerate(sentences):
+        for clause in re.finditer(r"[^，。；]+", sentence.text):
+            tokens = frozenset(tx.content_tokens(clause.group(0)))
+            hits = sum(1 for w in words if w in tokens or w in clause.group(0))
+            if hits > score:
+                best, where, score = k, clause.start(), hits
+    if best < 0 or score < max(3, len(words) // 2):
+        return []
+    text = sentences[best].text
+    said = _ZH_PAGE_SAYS.search(text[:where].rstrip("，：“ "))
+    if not said:
+        return []
+    found = _speaker(said.group("speaker"))
+    if _ZH_PRONOUN.search(said.group("speaker")):  # 他表示: the person named last before
+        earlier = " ".join(s.text for s in sentences[max(0, best - 2) : best] if s.section == sentences[best].section)
+        named = list(_ZH_PERSON.finditer(earlier + " " + text[: said.start("speaker")]))
+        found = (named[-1].group("name") or named[-1].group("short")) if named else ""
+    if not found or _same_person(claimed, found):
+        return []
+    return [Reason("actor", said=claimed, found=found)]
+
+
+def _speaker(phrase: str) -> str:
+    """The person who speaks in the words before a verb of saying, or "" for a body or a pronoun:
+    草原牧歌创始人郭建军 → 郭建军, 韩立新教授 → 韩立新, 张研究员 → 张研究员, 市卫健委 → ""."""
+    phrase = _ZH_ADJUNCT.sub("", phrase.split("的")[-1] if phrase.count("的") else phrase).strip()
+    if not phrase or _ZH_PRONOUN.search(phrase) or _ZH_BODY.search(phrase):
+        return ""
+    posts = list(_ZH_POST.finditer(phrase))
+    if not posts:  # a name alone (胡蓉, 基普罗诺), not a body's words
+        return phrase if 2 <= len(phrase) <= 4 and not _ZH_BODY_NEXT.search(phrase) else ""
+    last = posts[-1]
+    if last.end() < len(phrase):  # a post, then the name
+        name = phrase[last.end() :]
+        return name if 2 <= len(name) <= 4 else ""
+    before = phrase[posts[-2].end() if len(posts) > 1 else 0 : last.start()]
+    if len(before) == 1 and before in tx.ZH_SURNAMES:
+        return phrase[last.start() - 1 :]  # 张研究员
+    name = before[-3:] if len(before) >= 3 and before[-3] in tx.ZH_SURNAMES else before[-2:]
+    return name if len(name) >= 2 and name[0] in tx.ZH_SURNAMES else ""
+
+
+def _same_person(a: str, b: str) -> bool:
+    """Whether two speakers may be one person: the same name, or one surname (冯建明, 冯总工, 罗副局长;
+    two people of one surname are told apart by the surname rule, on the page's own words)."""
+    return a in b or b in a or tx.zh_surname(a) == tx.zh_surname(b)

@@ -371,12 +371,45 @@ def zh_names(text: str) -> tuple[str, ...]:
             if word not in out:
                 out.append(word)
         previous, previous_flag = word, flag
+    out += [firm for firm in _zh_firms(text) if firm not in out and not any(firm in known for known in out)]
     for pattern in (_ZH_ORG, _ZH_SPEAKER):
         for m in pattern.finditer(text):
             name = m.group(1).lstrip("的了和与及在是也而并就都这那其之于对从把被将为以等据称由向")
             if len(name) >= 2 and name not in out and not any(name in known for known in out):
                 out.append(name)
     return tuple(out)
+
+
+# A company's trade after its name (朔方航空, 乐源食品, 澜图科技): jieba knows few such names.
+_ZH_TRADES = frozenset(
+    ["公司", "集团", "银行", "航空", "科技", "食品", "乳业", "矿业", "电子", "汽车", "能源", "医药", "药业", "物流", "传媒", "地产", "置业", "证券", "保险", "电气", "机械", "化工", "钢铁", "建工", "控股", "实业", "电力", "水务", "燃气", "通信", "软件", "生物", "农业", "牧业", "酒业", "纺织", "影视", "航运", "港务", "重工", "光伏"]
+)
+# the parts of speech of a trading name's pieces: nouns, names, abbreviations, and the lone
+# characters jieba leaves of a name it does not know (澳|驰|智|行)
+_ZH_BRAND = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "j", "ng", "vg", "f", "s"})
+
+
+def _zh_firms(text: str) -> list[str]:
+    """The trading names before a trade in a Chinese text (朔方 of 朔方航空; not 该 of 该公司,
+    随后 of 随后禾丰乳业 or 影视 of 影视公司)."""
+    pieces = zh_pieces(text)
+    out = []
+    for k, (word, _) in enumerate(pieces):
+        if word not in _ZH_TRADES or (k and pieces[k - 1][0] in _ZH_TRADES):
+            continue
+        brand = ""
+        j = k - 1
+        while j >= 0:
+            piece, flag = pieces[j]
+            if flag not in _ZH_BRAND or len(brand) + len(piece) > 4 or not _HAN_RUN.fullmatch(piece):
+                break
+            if len(piece) > 1 and flag not in ("nr", "nrt", "nrfg", "ns", "nt", "nz") and zh_frequency(piece) >= ZH_COMMON:
+                break
+            brand = piece + brand
+            j -= 1
+        if len(brand) >= 2:
+            out.append(brand)
+    return out
 
 
 _ZH_ORG = re.compile(r"(?:^|[，。、；：“\s的在与和])([\u4e00-\u9fff]{2,4}?)(?:公司|集团|银行|大学)")

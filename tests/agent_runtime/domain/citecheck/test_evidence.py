@@ -639,3 +639,42 @@ def test_a_chinese_swap_in_a_sentence_joined_to_the_anchor_is_read_for_a_one_fac
 def test_what_review_found_misread(claim: str, source: str, verdict: str) -> None:
     result = check_citation(claim, source)
     assert result.verdict == verdict, result.explain()
+
+
+PRESS = (
+    "# 鸣川电池发布新一代储能电芯\n\n"
+    "本报讯 鸣川电池10日在合肥发布新一代储能电芯，能量密度达到每公斤195瓦时。\n\n"
+    "公司总裁钱立峰表示，新电芯已获得四家海外储能集成商的订单，预计明年一季度量产。"
+    "行业研究机构远见咨询分析师邵敏则认为，储能电芯价格今年以来下降近三成，行业竞争仍将加剧。\n\n"
+    "## 扩产计划\n\n"
+    "公司副总裁龙海涛介绍，合肥基地二期将新增产能20吉瓦时。他表示，二期工程计划于2026年6月投产。"
+    "同城的凯源动力今年也宣布扩产，但规模尚未公布。"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("鸣川电池总裁钱立峰表示，新电芯已获得四家海外储能集成商的订单。", "supported"),
+        ("远见咨询分析师邵敏表示，新电芯已获得四家海外储能集成商的订单。", "unsupported"),  # 钱立峰 said it
+        ("钱立峰认为，储能电芯价格今年以来下降近三成。", "unsupported"),  # 邵敏 did
+        ("鸣川电池副总裁龙海涛表示，二期工程计划于2026年6月投产。", "supported"),  # "他表示" after 龙海涛介绍
+        ("总裁钱立峰在发布会上表示，二期工程计划于2026年6月投产。", "unsupported"),  # "他" is 龙海涛
+        ("钱总表示，新电芯已获得四家海外储能集成商的订单。", "supported"),  # 钱总 is 钱立峰
+    ],
+)
+def test_a_chinese_statement_is_given_to_the_speaker_the_page_gives_it_to(claim: str, verdict: str) -> None:
+    _assert_marked(check_citation(claim, PRESS, title="鸣川电池发布新一代储能电芯"), verdict)
+
+
+def test_a_chinese_company_named_by_its_trade_is_a_name_the_passage_must_give() -> None:
+    """乐源食品: a trading name and its trade, which jieba takes for two common nouns; the passage
+    speaks of 禾泽乳业 ("该公司"), and 乐源食品 is named in another paragraph: not confirmed."""
+    page = (
+        "# 禾泽乳业召回两批次酸奶\n\n禾泽乳业质量总监许卫东表示，该公司已暂停临江工厂的涉事生产线，并聘请第三方机构排查。召回涉及酸奶两个批次，共计1.2万箱。\n\n"
+        "## 同行\n\n同在临江设厂的乐源食品当天发布声明，称其产品未受影响。"
+    )
+    result = check_citation("乐源食品临江工厂的涉事生产线已被暂停。", page, title="禾泽乳业召回两批次酸奶")
+    assert result.verdict != "supported", result.explain()
+    assert "乐源" in result.explain()
+    assert check_citation("禾泽乳业临江工厂的涉事生产线已被暂停。", page, title="禾泽乳业召回两批次酸奶").verdict == "supported"
