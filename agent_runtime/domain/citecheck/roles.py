@@ -146,7 +146,7 @@ def check_cause(claim: str, passage: list[Sentence], subject: frozenset[str] = f
 # What a Chinese name of a body or place ends with (惠邻超市, 县果业发展中心, 宁川市儿童医院).
 _ZH_BODY = re.compile(
     r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|馆|站|厂|协会|学会|基金会|"
-    r"俱乐部|超市|街道|区|乡|镇|村|县|湖|岛|港|桥|寺|庙|祠|宫|殿|塔|园|遗址|作业区|码头|车站|矿|中学|小学)$"
+    r"俱乐部|超市|街道|区|乡|镇|村|县|湖|岛|港|桥|寺|庙|祠|宫|殿|塔|园|遗址|作业区|码头|车站|矿|中学|小学|实验室)$"
 )
 _ZH_BODY_NEXT = re.compile(_ZH_BODY.pattern.removesuffix("$"))
 # A description of a name already given, in the slot where a page puts its subject: not a rival.
@@ -185,6 +185,11 @@ def _zh_name(segment: str) -> str:
         return "" if any(flag.startswith(("v", "p", "c", "u", "r")) and flag != "vn" for _, flag in pieces[:-1]) else name
     if len(name) <= 3 and tx.zh_surname(name) in tx.ZH_SURNAMES and pieces[0][1].startswith("nr"):
         return name  # a person (蒋卓然: jieba reads 卓然 as a word)
+    if len(pieces) == 1 and pieces[0][1] in ("ns", "nt", "j") and name[0] not in tx.ZH_THING_ENDINGS:
+        return name  # a place or a body every reader knows (东盟, 欧盟, 上海; not 湖泊, a kind)
+    firm = next(iter(tx.zh_firms(name)), "")
+    if firm and name.startswith(firm) and name[len(firm) :] in tx.ZH_TRADES:
+        return name  # a company by its trading name and trade (华夏航空)
     if any(flag.startswith(_NOT_IN_NAMES) and flag != "ad" for _, flag in pieces):
         return ""
     rare_name = any(flag in ("nr", "ns", "nt", "nz", "nrt", "nrfg") and tx.zh_frequency(word) < tx.ZH_COMMON for word, flag in pieces)

@@ -371,7 +371,7 @@ def zh_names(text: str) -> tuple[str, ...]:
             if word not in out:
                 out.append(word)
         previous, previous_flag = word, flag
-    out += [firm for firm in _zh_firms(text) if firm not in out and not any(firm in known for known in out)]
+    out += [firm for firm in zh_firms(text) if firm not in out and not any(firm in known for known in out)]
     for pattern in (_ZH_ORG, _ZH_SPEAKER):
         for m in pattern.finditer(text):
             name = m.group(1).lstrip("的了和与及在是也而并就都这那其之于对从把被将为以等据称由向")
@@ -381,7 +381,7 @@ def zh_names(text: str) -> tuple[str, ...]:
 
 
 # A company's trade after its name (朔方航空, 乐源食品, 澜图科技): jieba knows few such names.
-_ZH_TRADES = frozenset(
+ZH_TRADES = frozenset(
     ["公司", "集团", "银行", "航空", "科技", "食品", "乳业", "矿业", "电子", "汽车", "能源", "医药", "药业", "物流", "传媒", "地产", "置业", "证券", "保险", "电气", "机械", "化工", "钢铁", "建工", "控股", "实业", "电力", "水务", "燃气", "通信", "软件", "生物", "农业", "牧业", "酒业", "纺织", "影视", "航运", "港务", "重工", "光伏"]
 )
 # the parts of speech of a trading name's pieces: nouns, names, abbreviations, and the lone
@@ -389,13 +389,13 @@ _ZH_TRADES = frozenset(
 _ZH_BRAND = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "j", "ng", "vg", "f", "s"})
 
 
-def _zh_firms(text: str) -> list[str]:
+def zh_firms(text: str) -> list[str]:
     """The trading names before a trade in a Chinese text (朔方 of 朔方航空; not 该 of 该公司,
     随后 of 随后禾丰乳业 or 影视 of 影视公司)."""
     pieces = zh_pieces(text)
     out = []
     for k, (word, _) in enumerate(pieces):
-        if word not in _ZH_TRADES or (k and pieces[k - 1][0] in _ZH_TRADES):
+        if word not in ZH_TRADES or (k and pieces[k - 1][0] in ZH_TRADES):
             continue
         brand = ""
         j = k - 1
@@ -465,7 +465,7 @@ def zh_people(text: str) -> tuple[str, ...]:
     for word, flag in zh_pieces(text):
         if (
             flag.startswith("nr") and 2 <= len(word) <= 4 and word[0] in ZH_SURNAMES and word not in out
-            and not _two_common_words(word) and word[-1] not in _ZH_THING_ENDINGS
+            and not _two_common_words(word) and word[-1] not in ZH_THING_ENDINGS
         ):
             out.append(word)
     titles = "|".join(sorted(ZH_TITLES, key=len, reverse=True))
@@ -477,7 +477,7 @@ def zh_people(text: str) -> tuple[str, ...]:
 
 
 # The last characters of a place or a building, never of a person's name: jieba tags 文峰塔 as one
-_ZH_THING_ENDINGS = frozenset("塔寺庙桥湖山河江街路村镇乡县市省港岛楼阁殿园馆宫墓洞泉")
+ZH_THING_ENDINGS = frozenset("塔寺庙桥湖山河江街路村镇乡县市省港岛楼阁殿园馆宫墓洞泉")
 
 
 ZH_COMMON = 1000  # jieba's count of a word every reader knows (农村: 11,478; 居民: 6,948)

@@ -297,6 +297,24 @@ def test_a_chinese_name_put_where_the_page_puts_another_is_a_swap(claim: str, ve
     assert check_citation(claim, DAIRY, title="草原牧歌乳业").verdict == verdict
 
 
+AIRPORT = """# 巴音塔拉机场
+
+巴音塔拉机场于2010年通航。通航初期，机场仅开通至呼和浩特的一条航线，由天骄航空执飞。2019年，华夏航空开通经停二连浩特至北京大兴的航线。2023年，机场对俄罗斯的货运量增长两成；对蒙古国的客运量下降一成。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("2019年，天骄航空开通了经停二连浩特至北京大兴的航线。", "unsupported"),  # 华夏航空 did: a trading name and its trade
+        ("2019年，华夏航空开通了经停二连浩特至北京大兴的航线。", "supported"),
+        ("2023年，机场对俄罗斯的客运量下降一成。", "unsupported"),  # 蒙古国's: names every reader knows are names too
+    ],
+)
+def test_a_chinese_company_or_country_put_where_the_page_puts_another_is_a_swap(claim: str, verdict: str) -> None:
+    _assert_marked(check_citation(claim, AIRPORT, title="巴音塔拉机场"), verdict)
+
+
 CLOSED_SEASON = """# 今年伏季休渔启动
 
 农业农村部公告，今年南海伏季休渔自5月1日12时起至8月16日12时止，休渔期间除钓具外的所有作业类型均须停止作业。
