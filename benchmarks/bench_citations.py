@@ -26,6 +26,10 @@ JSONL, read and checked by tests/support/labelled.py, which says their format):
 - context held-out 4: heldout4_context_{en,zh}.jsonl — 600 claims on 72 pages by four more writers,
   report and summary sentences and their wrong twins; measured when written, a few times as the
   rules changed and at the end, never read pair by pair;
+- context held-out 5: heldout5_context_{en,zh}.jsonl — 600 claims on 72 new pages by four more
+  writers, every kind of issue 33 (subject in the title or a heading, pronouns, surnames, worked-out
+  figures and directions, summary sentences, another subject or person); measured once with the code
+  of before it was written and once after each change of the session that wrote it, never read;
 - earlier: tests/data/citations/pairs.jsonl (the first set, 230 pairs, its sources in sources/).
 
 Per kind and language: how many pairs, and the share judged supported / weak / unsupported. For
@@ -140,7 +144,7 @@ def main() -> None:
     held: list[tuple[dict[str, Any], str]] = []
     sets = ("dev", "heldout", "context dev", "context heldout", "context dev 2", "context heldout 2", "context dev 3",
             "context dev 4", "context dev 5", "context heldout 3", "context dev 6", "context dev 7", "context heldout 4",
-            "earlier")  # fmt: skip
+            "context heldout 5", "earlier")  # fmt: skip
     for name in sets:
         pairs = load(name)
         if not pairs:
@@ -206,6 +210,8 @@ def goals(held: list[tuple[dict[str, Any], str]]) -> None:
     _goals([(p, v) for p, v in held if p["id"].startswith("h3-")])
     print("\n== goals, on the fourth held-out page set alone (report and summary sentences) ==")
     _goals([(p, v) for p, v in held if p["id"].startswith("h4")])
+    print("\n== goals, on the fifth held-out page set alone (every kind, new pages) ==")
+    _goals([(p, v) for p, v in held if p["id"].startswith("h5")])
 
 
 def _goals(held: list[tuple[dict[str, Any], str]]) -> None:

@@ -28,6 +28,7 @@ The sets (see bench_citations.py for what each is for):
     context heldout 4 benchmarks/data/heldout4_context_{en,zh}.jsonl  (summaries and report sentences)
     context dev 6     benchmarks/data/context6_pairs_{en,zh}.jsonl  (summaries and report sentences)
     context dev 7     benchmarks/data/context7_pairs_{en,zh}.jsonl  (report sentences and their wrong twins)
+    context heldout 5 benchmarks/data/heldout5_context_{en,zh}.jsonl  (every kind of issue 33, new pages)
 
 The held-out sets are for measuring only: load them through `load`, compare aggregate figures, and
 never read them pair by pair while changing the rules (an error here names a file and a line, never
@@ -66,6 +67,7 @@ SETS: dict[str, tuple[Path, ...]] = {
     "context heldout 4": (BENCHMARK_DATA / "heldout4_context_en.jsonl", BENCHMARK_DATA / "heldout4_context_zh.jsonl"),
     "context dev 6": (BENCHMARK_DATA / "context6_pairs_en.jsonl", BENCHMARK_DATA / "context6_pairs_zh.jsonl"),
     "context dev 7": (BENCHMARK_DATA / "context7_pairs_en.jsonl", BENCHMARK_DATA / "context7_pairs_zh.jsonl"),
+    "context heldout 5": (BENCHMARK_DATA / "heldout5_context_en.jsonl", BENCHMARK_DATA / "heldout5_context_zh.jsonl"),
 }
 LABELS = ("supported", "unsupported")
 LANGS = ("en", "zh")
