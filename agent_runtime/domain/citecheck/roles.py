@@ -236,6 +236,13 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
             if i1 and j1 and claim[i1 - 1] == anchor[j1 - 1] and claim[i1 - 1] in "省市县区镇乡":
                 i1, j1 = i1 - 1, j1 - 1
         quoted = _quoted(claim, i1, i2), _quoted(anchor, j1, j2)  # “乾元重宝” and “开元通宝”: the names in quotes
+        # two people of one surname (何立群 where the page says 何志坚): what differs begins after it
+        people = _person_in(claim, i1, i2), _person_in(anchor, j1, j2)
+        if all(people) and people[0] != people[1] and people[0][0] == people[1][0]:
+            said, found = people
+            if not tx.zh_name_found(said, anchor):
+                return [Reason("actor", said=said, found=found)], []
+            continue
         if all(quoted):
             said, found = quoted
             said_text, found_text = said, found
@@ -257,6 +264,18 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
         reason = Reason("actor", said=said, found=found)
         return ([], [reason]) if speaker else ([reason], [])
     return [], []
+
+
+def _person_in(text: str, start: int, stop: int) -> str:
+    """The person a Chinese text names in full where text[start:stop] differs from the other text
+    (何立群 of "何|立群|于1996年"; not 王教授, 沈氏), or ""."""
+    for name in tx.zh_people(text):
+        if len(name) > 4 or name[len(tx.zh_surname(name)) :] in (*tx.ZH_TITLES, "氏"):
+            continue
+        for m in re.finditer(re.escape(name), text):
+            if m.start() < stop and m.end() > start:
+                return name
+    return ""
 
 
 def _quoted(text: str, start: int, stop: int) -> str:

@@ -696,3 +696,21 @@ def test_a_chinese_company_named_by_its_trade_is_a_name_the_passage_must_give() 
     assert result.verdict != "supported", result.explain()
     assert "乐源" in result.explain()
     assert check_citation("禾泽乳业临江工厂的涉事生产线已被暂停。", page, title="禾泽乳业召回两批次酸奶").verdict == "supported"
+
+
+FAMILY_FIRM = (
+    "# 东湖集团\n\n东湖集团由何志坚于1996年创办，主营纺织和化纤，鼎盛时期员工超过3万人。"
+    "何志坚之子何立群自2019年起担任集团总裁。何教授曾在集团研究院任职。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("何立群于1996年创办了东湖集团。", "unsupported"),  # his father did
+        ("何志坚于1996年创办了东湖集团。", "supported"),
+        ("何立群自2019年起担任东湖集团总裁。", "supported"),
+    ],
+)
+def test_two_people_of_one_surname_are_two_people(claim: str, verdict: str) -> None:
+    _assert_marked(check_citation(claim, FAMILY_FIRM, title="东湖集团"), verdict)
