@@ -41,6 +41,7 @@ class Sentence:
     section: int = 0  # sentences under the same heading share a section
     headings: tuple[str, ...] = ()  # the chain of headings above it, outermost first
     opener: str = ""  # its capitalised first word, taken for a name (the source never writes it in lower case)
+    row: bool = False  # a table's row, read with its column names
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,15 @@ class Context:
         return " › ".join(h.text for h in reversed(self.headings))
 
 
-def make_sentence(text: str, first: int = 0, last: int = 0, section: int = 0, headings: tuple[str, ...] = ()) -> Sentence:
+def make_sentence(
+    text: str, first: int = 0, last: int = 0, section: int = 0, headings: tuple[str, ...] = (), row: bool = False
+) -> Sentence:
     text = re.sub(r"\s+", " ", text).strip()
     caps = {tx.stem(m.group(0)) for m in re.finditer(r"(?<=[^\s.!?。]\s)[A-ZÀ-ÖØ-Þ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ'’-]+", text)}
     return Sentence(
         text, first, last, frozenset(tx.content_tokens(text)), fx.extract(text, strict=False),
         frozenset(caps - HONORIFICS), frozenset(tx.stem(w) for w in re.findall(r"\b[a-z][a-z'’-]+", text)),
-        tx.token_sequence(text), section, headings,
+        tx.token_sequence(text), section, headings, row=row,
     )  # fmt: skip
 
 
@@ -80,6 +83,7 @@ class Passage:
     last: int
     section: int
     headings: tuple[str, ...]
+    row: bool = False  # a table's row
 
 
 @lru_cache(maxsize=64)
@@ -87,7 +91,7 @@ def source_sentences(source_text: str) -> tuple[Sentence, ...]:
     """The sentences of a source with their lines, facts and headings, parsed once (a report cites
     a source many times). Heading lines are not sentences: they are the `headings` of those below."""
     passages = source_passages(source_text)
-    out = [make_sentence(p.text, p.first, p.last, p.section, p.headings) for p in passages if p.first]
+    out = [make_sentence(p.text, p.first, p.last, p.section, p.headings, p.row) for p in passages if p.first]
     if not out and passages:  # a page of headings only: they are all it says
         out = [make_sentence(p.text) for p in passages]
     # A capitalised first word the source never writes in lower case is a name too (Paris hosted…).
@@ -132,7 +136,7 @@ def source_passages(source_text: str) -> tuple[Passage, ...]:
             first, last = line_at(a + x + lead), line_at(a + x + max(len(raw.rstrip()) - 1, 0))
             text, header = _table_row(raw, header)
             if text:
-                out.append(Passage(text, first, last, section, tuple(t for _, t in chain)))
+                out.append(Passage(text, first, last, section, tuple(t for _, t in chain), raw.lstrip().startswith("|")))
     if not out and chain:  # a page of headings only: they are all it says
         out = [Passage(title, 0, 0, 0, ()) for _, title in chain]
     return tuple(out)
@@ -228,6 +232,7 @@ def context(sentences: tuple[Sentence, ...], passage: list[int], title: str) -> 
     same section, its first sentence's heading chain and the title."""
     first = sentences[passage[0]]
     before = tuple(
-        sentences[k] for k in range(passage[0] - 1, max(-1, passage[0] - 1 - _BEFORE), -1) if sentences[k].section == first.section
-    )
+        sentences[k] for k in range(passage[0] - 1, max(-1, passage[0] - 1 - _BEFORE), -1)
+        if sentences[k].section == first.section and not (first.row and sentences[k].row)
+    )  # (a table's row says its own subject: the rows above it are of others)
     return Context(before, heading_sentences(title, first.headings))

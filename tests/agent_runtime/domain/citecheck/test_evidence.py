@@ -714,3 +714,26 @@ FAMILY_FIRM = (
 )
 def test_two_people_of_one_surname_are_two_people(claim: str, verdict: str) -> None:
     _assert_marked(check_citation(claim, FAMILY_FIRM, title="东湖集团"), verdict)
+
+
+WATERWORKS = """# 临溪市城市供水
+
+## 主要水厂
+
+| 水厂 | 投产年份 | 日供水能力（万立方米） | 处理工艺 |
+|---|---|---|---|
+| 东郊水厂 | 1958 | 20 | 常规处理 |
+| 北岭水厂 | 1996 | 30 | 臭氧活性炭 |
+| 青岚水厂 | 2021 | 10 | 超滤膜 |
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("临溪市北岭水厂于2021年投产，采用超滤膜处理工艺。", "weak"),  # 青岚水厂's row; 北岭水厂's is above it
+        ("临溪市青岚水厂于2021年投产，采用超滤膜处理工艺。", "supported"),
+    ],
+)
+def test_a_tables_row_says_its_own_subject_and_the_rows_above_it_are_of_others(claim: str, verdict: str) -> None:
+    assert check_citation(claim, WATERWORKS, title="临溪市城市供水").verdict == verdict
