@@ -30,6 +30,8 @@ JSONL, read and checked by tests/support/labelled.py, which says their format):
   writers, every kind of issue 33 (subject in the title or a heading, pronouns, surnames, worked-out
   figures and directions, summary sentences, another subject or person); measured once with the code
   of before it was written and once after each change of the session that wrote it, never read;
+- context dev 8: context8_pairs_zh.jsonl — 300 Chinese claims of the same kinds on 36 more pages by
+  two more writers, read while the Chinese rules were made after held-out 5 was measured;
 - earlier: tests/data/citations/pairs.jsonl (the first set, 230 pairs, its sources in sources/).
 
 Per kind and language: how many pairs, and the share judged supported / weak / unsupported. For
@@ -39,7 +41,7 @@ Then the same through the model-judge path (prompt, batching per source, reply p
 check) with a scripted judge that answers from the labels and quotes the source (a ceiling), and
 with one that invents its quotes (all rejected: the lexical verdicts stand). Then time per 100 pairs.
 
-    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|…|context-dev-7]
+    python benchmarks/bench_citations.py [--errors dev|context-dev|context-dev-2|…|context-dev-8]
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def main() -> None:
     held: list[tuple[dict[str, Any], str]] = []
     sets = ("dev", "heldout", "context dev", "context heldout", "context dev 2", "context heldout 2", "context dev 3",
             "context dev 4", "context dev 5", "context heldout 3", "context dev 6", "context dev 7", "context heldout 4",
-            "context heldout 5", "earlier")  # fmt: skip
+            "context heldout 5", "context dev 8", "earlier")  # fmt: skip
     for name in sets:
         pairs = load(name)
         if not pairs:

@@ -29,6 +29,7 @@ The sets (see bench_citations.py for what each is for):
     context dev 6     benchmarks/data/context6_pairs_{en,zh}.jsonl  (summaries and report sentences)
     context dev 7     benchmarks/data/context7_pairs_{en,zh}.jsonl  (report sentences and their wrong twins)
     context heldout 5 benchmarks/data/heldout5_context_{en,zh}.jsonl  (every kind of issue 33, new pages)
+    context dev 8     benchmarks/data/context8_pairs_zh.jsonl  (the same kinds, Chinese only)
 
 The held-out sets are for measuring only: load them through `load`, compare aggregate figures, and
 never read them pair by pair while changing the rules (an error here names a file and a line, never
@@ -68,6 +69,7 @@ SETS: dict[str, tuple[Path, ...]] = {
     "context dev 6": (BENCHMARK_DATA / "context6_pairs_en.jsonl", BENCHMARK_DATA / "context6_pairs_zh.jsonl"),
     "context dev 7": (BENCHMARK_DATA / "context7_pairs_en.jsonl", BENCHMARK_DATA / "context7_pairs_zh.jsonl"),
     "context heldout 5": (BENCHMARK_DATA / "heldout5_context_en.jsonl", BENCHMARK_DATA / "heldout5_context_zh.jsonl"),
+    "context dev 8": (BENCHMARK_DATA / "context8_pairs_zh.jsonl",),
 }
 LABELS = ("supported", "unsupported")
 LANGS = ("en", "zh")

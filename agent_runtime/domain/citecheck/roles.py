@@ -145,7 +145,7 @@ def check_cause(claim: str, passage: list[Sentence], subject: frozenset[str] = f
 
 # What a Chinese name of a body or place ends with (惠邻超市, 县果业发展中心, 宁川市儿童医院).
 _ZH_BODY = re.compile(
-    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|馆|站|厂|协会|学会|基金会|"
+    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|博物馆|纪念馆|图书馆|美术馆|展览馆|馆|站|厂|协会|学会|基金会|"
     r"俱乐部|超市|街道|区|乡|镇|村|县|湖|岛|港|桥|寺|庙|祠|宫|殿|塔|园|遗址|作业区|码头|车站|矿|中学|小学|实验室)$"
 )
 _ZH_BODY_NEXT = re.compile(_ZH_BODY.pattern.removesuffix("$"))
@@ -230,9 +230,11 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
         if max(before, after) < 2:
             continue
         # the whole of two names that differ in the middle (县中医院, 县人民医院): their shared ending and place
-        ending = _ZH_BODY_NEXT.match(claim, i2)
-        if ending and anchor.startswith(ending.group(0), j2) and claim[ending.end() : ending.end() + 1] not in "长主副":  # (局长: a title)
-            i2, j2 = ending.end(), j2 + len(ending.group(0))
+        # (or a kind's word ending what both share after it: 海关|博物馆 and 邮政|博物馆)
+        ending = _ZH_BODY_NEXT.match(claim[i2:]) or _ZH_BODY.search(claim[i2 : i2 + min(after, 4)])
+        kind = claim[i2 : i2 + ending.end()] if ending else ""
+        if kind and anchor.startswith(kind, j2) and claim[i2 + len(kind) : i2 + len(kind) + 1] not in "长主副":  # (局长: a title)
+            i2, j2 = i2 + len(kind), j2 + len(kind)
             if i1 and j1 and claim[i1 - 1] == anchor[j1 - 1] and claim[i1 - 1] in "省市县区镇乡":
                 i1, j1 = i1 - 1, j1 - 1
         quoted = _quoted(claim, i1, i2), _quoted(anchor, j1, j2)  # “乾元重宝” and “开元通宝”: the names in quotes

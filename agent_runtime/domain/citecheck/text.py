@@ -401,7 +401,9 @@ def zh_firms(text: str) -> list[str]:
         j = k - 1
         while j >= 0:
             piece, flag = pieces[j]
-            if flag not in _ZH_BRAND or len(brand) + len(piece) > 4 or not _HAN_RUN.fullmatch(piece):
+            # (a word jieba guesses, 安伴 of 安伴科技, right before the trade)
+            coined = j == k - 1 and len(piece) >= 2 and zh_frequency(piece) == 0
+            if (flag not in _ZH_BRAND and not coined) or len(brand) + len(piece) > 4 or not _HAN_RUN.fullmatch(piece):
                 break
             if len(piece) > 1 and flag not in ("nr", "nrt", "nrfg", "ns", "nt", "nz") and zh_frequency(piece) >= ZH_COMMON:
                 break

@@ -737,3 +737,23 @@ WATERWORKS = """# 临溪市城市供水
 )
 def test_a_tables_row_says_its_own_subject_and_the_rows_above_it_are_of_others(claim: str, verdict: str) -> None:
     assert check_citation(claim, WATERWORKS, title="临溪市城市供水").verdict == verdict
+
+
+MUSEUMS = """# 鹭门海关博物馆
+
+鹭门海关博物馆位于老城区海关旧址，2015年开馆，馆藏文物约6,000件。
+与该馆隔街相望的鹭门邮政博物馆同日推出联票，两馆联票价格为30元。据了解，邮政博物馆建于2009年，去年接待观众约22万人次。
+目前国内同类产品中，安伴科技去年推出的陪护机器人售价为12999元。星衍智能则计划明年推出同类产品。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("鹭门海关博物馆去年接待观众约22万人次。", "unsupported"),  # 邮政博物馆's visitors: two museums
+        ("鹭门邮政博物馆去年接待观众约22万人次。", "supported"),
+        ("星衍智能去年推出的陪护机器人售价为12999元。", "unsupported"),  # 安伴科技's, a name jieba reads as a verb
+    ],
+)
+def test_two_bodies_of_one_kind_are_told_apart_by_the_words_before_their_kind(claim: str, verdict: str) -> None:
+    _assert_marked(check_citation(claim, MUSEUMS, title="鹭门海关博物馆"), verdict)
