@@ -145,10 +145,11 @@ def check_cause(claim: str, passage: list[Sentence], subject: frozenset[str] = f
 
 # What a Chinese name of a body or place ends with (惠邻超市, 县果业发展中心, 宁川市儿童医院).
 _ZH_BODY = re.compile(
-    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|博物馆|纪念馆|图书馆|美术馆|展览馆|馆|站|厂|协会|学会|基金会|"
+    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|博物馆|纪念馆|图书馆|美术馆|展览馆|馆|站|厂|协会|学会|基金会|联社|合作社|"
     r"俱乐部|超市|街道|区|乡|镇|村|县|湖|岛|港|桥|寺|庙|祠|宫|殿|塔|园|遗址|作业区|码头|车站|矿|中学|小学|实验室)$"
 )
 _ZH_BODY_NEXT = re.compile(_ZH_BODY.pattern.removesuffix("$"))
+_ZH_FIRM_KINDS = frozenset({"公司", "集团", "控股"})  # one company, however it is called
 # A description of a name already given, in the slot where a page puts its subject: not a rival.
 _ZH_REFERENCE = re.compile(
     r"^(?:该|其|本|全|此|这|那|它|他|她|上述|当地|同期|同年|目前|后来|此前|随后|今年|去年)"
@@ -254,13 +255,23 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
                 _first_name(said_text, anchor),
                 _zh_name(found_text) or _referent(found_text, previous + anchor[: j2 - 2]),
             )
+        if (not said or not found) and _ZH_BODY.search(claim[i1:i2]) and _ZH_BODY.search(anchor[j1:j2]) and min(before, after) >= 2:
+            # two bodies whose names end where the texts agree again (西京市轨道交通|集团 and
+            # 西京市交通|运输局): the whole of each name, read back from its kind
+            said, found = _zh_name(claim[max(0, i2 - 14) : i2]), _zh_name(anchor[max(0, j2 - 14) : j2])
         if not said or not found or said in found or found in said or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4 and not _ZH_BODY.search(said)):
             continue  # (王慧敏 and 王教授: one person; another of one surname is the surname rule's)
         # the same name written otherwise (雄狮队 for 江城雄狮), the claim's words in another order, or the
         # claim's name in the very clause (but 县中医院 for 县人民医院: two of a kind are two)
         clause = next((c for c in re.split(r"[，；。：]", anchor) if found in c), anchor)
         own_said, own_found = _ZH_BODY.sub("", said), _ZH_BODY.sub("", found)  # (their kind's word is shared)
-        if _shares_two(own_said, own_found) or _shares_two(own_found, claim) or tx.zh_name_found(said, clause):
+        # (but not a company for a bureau: 轨道交通集团 and 交通运输局 are two, whatever words they share)
+        kinds = {k.group(0) if k else "" for k in (_ZH_BODY.search(said), _ZH_BODY.search(found))}
+        other_kind = len(kinds) == 2 and "" not in kinds and not kinds <= _ZH_FIRM_KINDS
+        if other_kind:
+            if found in claim or tx.zh_name_found(said, clause):
+                continue
+        elif _shares_two(own_said, own_found) or _shares_two(own_found, claim) or tx.zh_name_found(said, clause):
             continue
         speaker = bool(_ZH_SPEECH.search(found_text)) and not _ZH_SPEECH.search(said_text)
         reason = Reason("actor", said=said, found=found)
@@ -406,9 +417,9 @@ def _speaker(phrase: str) -> str:
     if not posts:  # a name alone (胡蓉, 基普罗诺), not a body's words
         return phrase if 2 <= len(phrase) <= 4 and not _ZH_BODY_NEXT.search(phrase) else ""
     last = posts[-1]
-    if last.end() < len(phrase):  # a post, then the name
+    if last.end() < len(phrase):  # a post, then the name (马蒂亚斯·克劳森: a name from another tongue)
         name = phrase[last.end() :]
-        return name if 2 <= len(name) <= 4 else ""
+        return name if 2 <= len(name) <= 4 or ("·" in name and len(name) <= 16) else ""
     before = phrase[posts[-2].end() if len(posts) > 1 else 0 : last.start()]
     if len(before) == 1 and before in tx.ZH_SURNAMES:
         return phrase[last.start() - 1 :]  # 张研究员

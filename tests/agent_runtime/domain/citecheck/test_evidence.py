@@ -757,3 +757,26 @@ MUSEUMS = """# 鹭门海关博物馆
 )
 def test_two_bodies_of_one_kind_are_told_apart_by_the_words_before_their_kind(claim: str, verdict: str) -> None:
     _assert_marked(check_citation(claim, MUSEUMS, title="鹭门海关博物馆"), verdict)
+
+
+METRO = """# 西京地铁
+
+去年11月，西京市交通运输局委托第三方对各线路服务质量进行测评，2号线得分最高。
+西京市轨道交通集团负责全网运营，去年客运量12.4亿人次。
+
+## 球队
+
+俱乐部总经理杜宏伟表示，引进卡瓦略的谈判历时两个月。主教练马蒂亚斯·克劳森则称球队缺少中锋。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("去年11月，西京市轨道交通集团委托第三方对各线路服务质量进行了测评。", "unsupported"),  # the bureau did
+        ("去年11月，西京市交通运输局委托第三方对各线路服务质量进行了测评。", "supported"),
+        ("主教练马蒂亚斯·克劳森表示，引进卡瓦略的谈判历时两个月。", "unsupported"),  # 杜宏伟 said it
+    ],
+)
+def test_a_company_is_not_a_bureau_and_a_coach_is_not_the_manager(claim: str, verdict: str) -> None:
+    _assert_marked(check_citation(claim, METRO, title="西京地铁"), verdict)
