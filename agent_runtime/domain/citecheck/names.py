@@ -12,6 +12,7 @@ from functools import lru_cache
 import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.page import HONORIFICS, Context, Sentence, make_sentence
+from agent_runtime.domain.citecheck.roles import zh_bodies
 from agent_runtime.domain.citecheck.verdict import Reason
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -68,6 +69,9 @@ def claim_names(claim: str, source_plain: frozenset[str], source_names: frozense
         # a title (《铁衣》) is a name whatever jieba makes of it; words in quotes (“程乙本”, or a
         # phrase quoted: “重大突破”) may be, so one the passage lacks only leaves the claim unconfirmed
         out += [q for q in re.findall(r"《([^》]{2,12})》", body) if q not in out and _HAN.search(q)]
+        # a body by its kind (省农信联社), where jieba names none of it: read from the words, it may
+        # be a description (博物馆新馆), so one the passage lacks only leaves the claim unconfirmed
+        openers += [b for b in zh_bodies(body) if not any(b in o or o in b for o in [*out, *openers])]
         openers += [q for q in re.findall(r"[“「]([^”」]{2,12})[”」]", body) if q not in out and q not in openers and _HAN.search(q)]
     return out, openers
 

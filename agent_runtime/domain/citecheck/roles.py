@@ -200,6 +200,26 @@ def _zh_name(segment: str) -> str:
     return name if rare_name or unknown or coined else ""
 
 
+def zh_bodies(text: str) -> list[str]:
+    """The bodies a Chinese text names by their kind (省农信联社, 南澳渔船互助会, 农业农村局 of
+    河阳县农业农村局: a county's bureau is named by its kind, whichever way the page writes the county)."""
+    out: list[str] = []
+    for segment in re.split(r"[，。、；：“”（）()\s]|[和与及由在对向从把被将为让]", text):
+        ends, at = set(), 0  # where jieba's words end: a kind ends one (not 院 of 院区, 乡 of 回乡)
+        for word, _ in tx.zh_pieces(segment):
+            at += len(word)
+            ends.add(at)
+        for m in _ZH_BODY_NEXT.finditer(segment):
+            if m.end() not in ends or len(m.group(0)) == 1 and m.group(0) not in "局厅署站厂馆":
+                continue
+            name = _zh_name(segment[: m.end()])
+            core = re.sub(r"^[\u4e00-\u9fff]{1,4}?[省市县区]", "", name) if name else ""
+            body = core if len(core) >= 4 else name
+            if body and len(body) >= 4 and body not in out:
+                out.append(body)
+    return out
+
+
 def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason], list[Reason]]:
     """A Chinese claim that puts a name where the anchor puts another, the words before or after
     both the same: "草原牧歌2023年营业收入为215亿元" where the page says "北方乳业2023年营业收入为215亿元",

@@ -780,3 +780,22 @@ METRO = """# 西京地铁
 )
 def test_a_company_is_not_a_bureau_and_a_coach_is_not_the_manager(claim: str, verdict: str) -> None:
     _assert_marked(check_citation(claim, METRO, title="西京地铁"), verdict)
+
+
+HAIL = """# 河阳县冰雹灾害
+
+6月8日晚，河阳县遭遇冰雹袭击，全县约1.2万亩果园受灾。县农业农村局次日组织技术人员下乡指导。
+
+## 理赔
+
+截至6月15日，安禾农业保险股份有限公司已向全县1536户果农支付赔款2870万元。安禾农险河阳支公司经理段明哲介绍，灾害发生后，公司当晚即启动重大灾害应急预案，抽调83名查勘人员。
+"""
+
+
+def test_a_chinese_body_named_by_its_kind_that_the_passage_lacks_leaves_the_claim_unconfirmed() -> None:
+    """河阳县农业农村局: a bureau jieba names no part of; the passage's actor is the insurer."""
+    result = check_citation("灾害发生当晚，河阳县农业农村局启动了重大灾害应急预案并抽调83名查勘人员。", HAIL, title="河阳县冰雹灾害")
+    assert result.verdict == "weak", result.explain()
+    assert "农业农村局" in result.explain()
+    own = check_citation("灾害发生当晚，安禾农险启动了重大灾害应急预案并抽调83名查勘人员。", HAIL, title="河阳县冰雹灾害")
+    assert own.verdict != "unsupported", own.explain()
