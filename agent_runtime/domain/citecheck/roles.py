@@ -210,7 +210,7 @@ def zh_bodies(text: str) -> list[str]:
             at += len(word)
             ends.add(at)
         for m in _ZH_BODY_NEXT.finditer(segment):
-            if m.end() not in ends or len(m.group(0)) == 1 and m.group(0) not in "局厅署站厂馆":
+            if m.end() not in ends or (len(m.group(0)) == 1 and m.group(0) not in "局厅署站厂馆"):
                 continue
             name = _zh_name(segment[: m.end()])
             core = re.sub(r"^[\u4e00-\u9fff]{1,4}?[省市县区]", "", name) if name else ""
