@@ -315,7 +315,9 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
-    hard += check_speaker(statement, sentences)
+    speaker_hard, speaker_soft = check_speaker(statement, sentences)
+    hard += speaker_hard
+    soft += speaker_soft
     # the anchor, then (for a sentence of one fact) the sentences joined to it, where the claim's
     # other words may stand ("…2019年，华夏航空开通经停…" after the anchor's 天骄航空)
     for k in sorted(passage_ids if not gathers(statement) else [anchor], key=lambda k: k != anchor):

@@ -374,6 +374,7 @@ def _shares_two(name: str, text: str) -> bool:
 # Who said what: a Chinese statement's speaker and its verb of saying (市统计局副局长胡蓉在发布会上介绍，…).
 _ZH_SAYS = r"表示|介绍|指出|认为|透露|宣布|坦言|强调|提醒|说|称"
 _ZH_CLAIM_SAYS = re.compile(rf"^(?P<speaker>[^，。；：“”]{{2,40}}?)(?P<verb>{_ZH_SAYS})[：，]?(?P<said>[^，。；].*)$")
+_ZH_SAYS_AT_END = re.compile(rf"(?:{_ZH_SAYS})[：:“\s]*$")
 _ZH_PAGE_SAYS = re.compile(rf"(?P<speaker>[^，。；：“”]{{1,40}}?)(?:{_ZH_SAYS})[：，]?“?$")
 _ZH_ADJUNCT = re.compile(r"(?:在[^，。；]{1,15}?(?:上|中|时|期间|后)|赛后|会后|随后|同时|还|也|则|曾|此前|当天|会上|对此|并)+$")
 _ZH_PRONOUN = re.compile(r"(?<!其)[他她](?!们)")
@@ -382,6 +383,7 @@ _ZH_POSTS = "|".join(sorted({
     *tx.ZH_TITLES, "执行官", "医学官", "创始人", "秘书", "秘书长", "理事长", "副局长", "副主任", "副院长", "副校长", "区长",
     "镇长", "乡长", "村支书", "分析师", "工程师", "设计师", "总工程师", "医师", "护士", "主帅", "主教练", "副教授", "讲师",
     "发言人", "负责人", "代表", "专家", "馆长", "站长", "总监", "选手", "运动员", "九段", "八段", "七段", "领队", "主编",
+    "指导",
 } - {"总", "工", "某", "老"}, key=len, reverse=True))
 _ZH_POST = re.compile(rf"副?(?:{_ZH_POSTS})")
 _ZH_SURNAME = f"[{''.join(sorted(tx.ZH_SURNAMES))}]"
@@ -392,39 +394,53 @@ _ZH_PERSON = re.compile(
 )
 
 
-def check_speaker(claim: str, sentences: tuple[Sentence, ...]) -> list[Reason]:
+def check_speaker(claim: str, sentences: tuple[Sentence, ...]) -> tuple[list[Reason], list[Reason]]:
     """A Chinese statement given to another speaker than the page's: "华策咨询分析师郑晓宣布，天枢-3已获得…"
     where the page says "公司首席执行官陆明远表示，天枢-3已获得…" — a contradiction when both speakers are
-    people told apart by name (郑晓, 陆明远); "他表示" is whom the sentences before last named."""
+    people told apart by name (郑晓, 陆明远), unconfirmed when they share a surname (何建章, 何思琪);
+    "他表示" is whom the sentences before last named, "许指导" whom the page named so in full.
+    Returns (hard, soft) reasons."""
     m = _ZH_CLAIM_SAYS.match(claim)
     if not m or not tx.is_chinese(claim):
-        return []
+        return [], []
     claimed = _speaker(m.group("speaker"))
     words = tx.content_tokens(m.group("said"))
     if not claimed or len(words) < 3:
-        return []
+        return [], []
     # the page's sentence saying what the claim's speaker says, and where in it that begins
     best, where, score = -1, 0, 0
     for k, sentence in enumerate(sentences):
         for clause in re.finditer(r"[^，。；]+", sentence.text):
+            if _ZH_SAYS_AT_END.search(clause.group(0)):
+                continue  # who speaks ("江城女排主教练许文斌表示"), not what is said
             tokens = frozenset(tx.content_tokens(clause.group(0)))
             hits = sum(1 for w in words if w in tokens or w in clause.group(0))
             if hits > score:
                 best, where, score = k, clause.start(), hits
-    if best < 0 or score < max(3, len(words) // 2):
-        return []
+    if best < 0 or score < max(2, len(words) // 2):
+        return [], []
     text = sentences[best].text
     said = _ZH_PAGE_SAYS.search(text[:where].rstrip("，：“ "))
     if not said:
-        return []
+        return [], []
     found = _speaker(said.group("speaker"))
     if _ZH_PRONOUN.search(said.group("speaker")):  # 他表示: the person named last before
         earlier = " ".join(s.text for s in sentences[max(0, best - 2) : best] if s.section == sentences[best].section)
         named = list(_ZH_PERSON.finditer(earlier + " " + text[: said.start("speaker")]))
         found = (named[-1].group("name") or named[-1].group("short")) if named else ""
+    if found and _title_form(found):  # 许指导: the one the page named in full with that surname (and title)
+        before = " ".join(s.text for s in sentences[:best]) + " " + text[:where]
+        full = [p for p in tx.zh_people(before) if not _title_form(p) and tx.zh_surname(p) == tx.zh_surname(found)]
+        surname, title = tx.zh_surname(found), found[len(tx.zh_surname(found)) :]
+        # (the name the title followed: 梁志远研究员, not 梁嘉怡, whether or not jieba knows it)
+        titled = {m.group(1) for m in re.finditer(rf"({surname}[\u4e00-\u9fff]{{1,2}}){title}", before)} - {found}
+        titled |= {p for p in full if title + p in before}
+        found = (titled or set(full)).pop() if len(titled or set(full)) == 1 else found
     if not found or _same_person(claimed, found):
-        return []
-    return [Reason("actor", said=claimed, found=found)]
+        return [], []
+    reason = [Reason("actor", said=claimed, found=found)]
+    # (two of one surname are two people, but jieba's cut of a name may be the one that differs)
+    return ([], reason) if tx.zh_surname(claimed) == tx.zh_surname(found) else (reason, [])
 
 
 def _speaker(phrase: str) -> str:
@@ -448,6 +464,14 @@ def _speaker(phrase: str) -> str:
 
 
 def _same_person(a: str, b: str) -> bool:
-    """Whether two speakers may be one person: the same name, or one surname (冯建明, 冯总工, 罗副局长;
-    two people of one surname are told apart by the surname rule, on the page's own words)."""
-    return a in b or b in a or tx.zh_surname(a) == tx.zh_surname(b)
+    """Whether two speakers may be one person: the same name, or one surname with a title (冯建明
+    and 冯总工, 罗副局长); two full names of one surname are two people (何建章, 何思琪)."""
+    if a in b or b in a:
+        return True
+    return tx.zh_surname(a) == tx.zh_surname(b) and (_title_form(a) or _title_form(b))
+
+
+def _title_form(name: str) -> bool:
+    """Whether a Chinese name is a surname with a title (许指导, 冯总工, 王教授, 沈氏, 老李), not a full name."""
+    rest = name[len(tx.zh_surname(name)) :]
+    return name[:1] in "老小" or rest in ("氏", "总", "工", "某", "总工") or bool(_ZH_POST.fullmatch(rest))

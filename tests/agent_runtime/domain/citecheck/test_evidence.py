@@ -799,3 +799,24 @@ def test_a_chinese_body_named_by_its_kind_that_the_passage_lacks_leaves_the_clai
     assert "农业农村局" in result.explain()
     own = check_citation("灾害发生当晚，安禾农险启动了重大灾害应急预案并抽调83名查勘人员。", HAIL, title="河阳县冰雹灾害")
     assert own.verdict != "unsupported", own.explain()
+
+
+VOLLEYBALL = """# 江城女排签下许嘉宁
+
+江城女排主教练许文斌表示，球队上赛季主攻位置得分能力不足。许指导同时透露，球队还在与一名外援接触，有望在7月底前完成签约。
+俱乐部总经理许丽华介绍，新赛季主场将迁往奥体中心。
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # 许指导 is 许文斌, the coach named before; another 许 is another person, though one of a
+        # surname is only unconfirmed (jieba's cut of a name may be what differs)
+        ("许嘉宁透露，江城女排还在与一名外援接触。", "weak"),
+        ("许丽华透露，江城女排还在与一名外援接触。", "weak"),
+        ("许文斌透露，江城女排还在与一名外援接触。", "supported"),
+    ],
+)
+def test_a_speaker_called_by_surname_and_title_is_the_one_the_page_named_so(claim: str, verdict: str) -> None:
+    assert check_citation(claim, VOLLEYBALL, title="江城女排签下许嘉宁").verdict == verdict
