@@ -45,6 +45,7 @@ from agent_runtime.domain.citecheck.relations import check_relations, is_change,
 from agent_runtime.domain.citecheck.roles import (
     check_actor,
     check_cause,
+    check_compared,
     check_roles,
     check_slot,
     check_speaker,
@@ -315,6 +316,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     elif flip and not negated:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
+    hard += check_compared(statement, sentences[anchor])
     speaker_hard, speaker_soft = check_speaker(statement, sentences)
     hard += speaker_hard
     soft += speaker_soft

@@ -9,6 +9,8 @@ relation to each other.
 - `check_slot`: a Chinese claim puts a name where the anchor puts another, the words around both
   the same (草原牧歌 where the page says 北方乳业) — a contradiction, read by where the names stand
   since Chinese writes no capitals;
+- `check_compared`: a comparison the other way round (与A相比，B… where the page says 与B相比，A…) — a
+  contradiction;
 - `check_speaker`: a Chinese statement given to another person than the page gives it to
   (郑晓宣布… where the page has 陆明远表示…; "他表示" read as whom the page last named) — a contradiction.
 
@@ -79,6 +81,29 @@ def check_actor(claim: str, clauses: list[str], page_tokens: frozenset[str]) -> 
             subject = theirs[where - 1] if where else ""
             if subject and subject not in mine and subject not in _GENERIC and subject in _names_of(clause):
                 return [Reason("actor", said=actor, found=subject)]
+    return []
+
+
+# A comparison's yardstick and its subject ("与澜州银行相比，澜州农商行…", "Compared with Ashby, Brill…").
+_COMPARED = re.compile(
+    r"与([^，。；]{2,20}?)相比[，,]?\s*([^，。；]{2,30})|\b(?:[Cc]ompared (?:with|to)|[Uu]nlike|[Rr]elative to)\s+([^,]{2,40}),\s*([^,.;]{2,60})"
+)
+
+
+def check_compared(claim: str, anchor: Sentence) -> list[Reason]:
+    """A comparison the other way round: the claim measures the page's subject against the page's
+    yardstick ("与澜州农商行相比，澜州银行的网点更多地深入乡镇" where the page says "与同城的澜州银行相比，
+    澜州农商行网点更多深入乡镇") — a contradiction."""
+    mine, theirs = _COMPARED.search(claim), _COMPARED.search(anchor.text)
+    if not mine or not theirs:
+        return []
+    yardstick, subject = (g for g in mine.groups() if g is not None)
+    their_yardstick, their_subject = (g for g in theirs.groups() if g is not None)
+    their_yardstick = re.split(r"[的\s]", their_yardstick.strip())[-1]  # (同城的澜州银行, the nearby Ashby)
+    if len(their_yardstick) < 2 or yardstick.lower() in their_yardstick.lower() or their_yardstick.lower() in yardstick.lower():
+        return []
+    if yardstick.lower() in their_subject.lower() and their_yardstick.lower() in subject.lower():
+        return [Reason("roles", said=yardstick, found=their_yardstick)]
     return []
 
 

@@ -377,7 +377,12 @@ def zh_names(text: str) -> tuple[str, ...]:
             name = m.group(1).lstrip("的了和与及在是也而并就都这那其之于对从把被将为以等据称由向")
             if len(name) >= 2 and name not in out and not any(name in known for known in out):
                 out.append(name)
+    # a line, a building or a unit by its number (2号线, 3号楼, 1号机组): a name, not a count
+    out += [m.group(0) for m in ZH_NUMBERED.finditer(text) if m.group(0) not in out]
     return tuple(out)
+
+
+ZH_NUMBERED = re.compile(r"(?<![\d.])\d{1,3}号(?:线|楼|院|机组|馆|门|店|航站楼|泊位|码头)")
 
 
 # A company's trade after its name (朔方航空, 乐源食品, 澜图科技): jieba knows few such names.

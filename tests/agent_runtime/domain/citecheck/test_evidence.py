@@ -820,3 +820,28 @@ VOLLEYBALL = """# 江城女排签下许嘉宁
 )
 def test_a_speaker_called_by_surname_and_title_is_the_one_the_page_named_so(claim: str, verdict: str) -> None:
     assert check_citation(claim, VOLLEYBALL, title="江城女排签下许嘉宁").verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "verdict"),
+    [
+        ("与澜州农商行相比，澜州银行的网点更多地深入乡镇。", "与同城的澜州银行相比，澜州农商行网点更多深入乡镇，但单笔贷款规模较小。", "unsupported"),
+        ("与澜州银行相比，澜州农商行的网点更多地深入乡镇。", "与同城的澜州银行相比，澜州农商行网点更多深入乡镇，但单笔贷款规模较小。", "supported"),
+        ("Compared with Ashby, Brill has more branches in villages.", "Compared with nearby Brill, Ashby has more branches in villages.", "unsupported"),
+        ("Compared with Brill, Ashby has more branches in villages.", "Compared with nearby Brill, Ashby has more branches in villages.", "supported"),
+    ],
+)
+def test_a_comparison_the_other_way_round_is_a_contradiction(claim: str, source: str, verdict: str) -> None:
+    assert check_citation(claim, source).verdict == verdict
+
+
+def test_a_numbered_line_is_a_name_not_a_count() -> None:
+    """2号线 where the passage speaks of 7号线 (and 2号线 is named elsewhere): not confirmed."""
+    page = (
+        "# 临江地铁\n\n临江地铁共有5条线路。\n\n## 过江隧道\n\n7号线过江隧道全长3.26公里，是临江市首条采用泥水平衡盾构施工的地铁隧道。"
+        "\n\n## 线路\n\n2号线于2015年开通，全长28公里。"
+    )
+    wrong = check_citation("临江地铁2号线过江隧道是临江市首条采用泥水平衡盾构施工的地铁隧道。", page, title="临江地铁")
+    assert wrong.verdict != "supported", wrong.explain()
+    right = check_citation("临江地铁7号线过江隧道是临江市首条采用泥水平衡盾构施工的地铁隧道。", page, title="临江地铁")
+    assert right.verdict == "supported", right.explain()
