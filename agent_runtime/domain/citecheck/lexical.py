@@ -48,8 +48,8 @@ from agent_runtime.domain.citecheck.roles import (
     check_compared,
     check_roles,
     check_slot,
-    check_speaker,
 )
+from agent_runtime.domain.citecheck.speakers import check_speaker
 from agent_runtime.domain.citecheck.stated import (
     COMPARES,
     check_amounts,

@@ -11,8 +11,6 @@ relation to each other.
   since Chinese writes no capitals;
 - `check_compared`: a comparison the other way round (与A相比，B… where the page says 与B相比，A…) — a
   contradiction;
-- `check_speaker`: a Chinese statement given to another person than the page gives it to
-  (郑晓宣布… where the page has 陆明远表示…; "他表示" read as whom the page last named) — a contradiction.
 
 `check_actor` and `check_cause` find summary-level errors: a weak verdict asks a reader (or the judge) to look, and
 never marks a sentence † on its own, so a true summary sentence read clumsily costs little.
@@ -169,11 +167,11 @@ def check_cause(claim: str, passage: list[Sentence], subject: frozenset[str] = f
 
 
 # What a Chinese name of a body or place ends with (惠邻超市, 县果业发展中心, 宁川市儿童医院).
-_ZH_BODY = re.compile(
+ZH_BODY = re.compile(
     r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|博物馆|纪念馆|图书馆|美术馆|展览馆|馆|站|厂|协会|学会|基金会|联社|合作社|"
     r"俱乐部|超市|街道|区|乡|镇|村|县|湖|岛|港|桥|寺|庙|祠|宫|殿|塔|园|遗址|作业区|码头|车站|矿|中学|小学|实验室)$"
 )
-_ZH_BODY_NEXT = re.compile(_ZH_BODY.pattern.removesuffix("$"))
+ZH_BODY_NEXT = re.compile(ZH_BODY.pattern.removesuffix("$"))
 _ZH_FIRM_KINDS = frozenset({"公司", "集团", "控股"})  # one company, however it is called
 # A description of a name already given, in the slot where a page puts its subject: not a rival.
 _ZH_REFERENCE = re.compile(
@@ -206,7 +204,7 @@ def _zh_name(segment: str) -> str:
     if "·" in name:  # 扬·德弗里斯: a name written from another tongue
         return name
     pieces = tx.zh_pieces(name)
-    if _ZH_BODY.search(name) and len(name) >= 3:  # a body or a place, with no verb before its kind's word
+    if ZH_BODY.search(name) and len(name) >= 3:  # a body or a place, with no verb before its kind's word
         # (惠邻超市, whose 超市 jieba tags a verb; not 市政府决定在湖滨新区建设新馆, 是一所公办完全中学)
         return "" if any(flag.startswith(("v", "p", "c", "u", "r")) and flag != "vn" for _, flag in pieces[:-1]) else name
     if len(name) <= 3 and tx.zh_surname(name) in tx.ZH_SURNAMES and pieces[0][1].startswith("nr"):
@@ -234,7 +232,7 @@ def zh_bodies(text: str) -> list[str]:
         for word, _ in tx.zh_pieces(segment):
             at += len(word)
             ends.add(at)
-        for m in _ZH_BODY_NEXT.finditer(segment):
+        for m in ZH_BODY_NEXT.finditer(segment):
             if m.end() not in ends or (len(m.group(0)) == 1 and m.group(0) not in "局厅署站厂馆"):
                 continue
             name = _zh_name(segment[: m.end()])
@@ -277,7 +275,7 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
             continue
         # the whole of two names that differ in the middle (县中医院, 县人民医院): their shared ending and place
         # (or a kind's word ending what both share after it: 海关|博物馆 and 邮政|博物馆)
-        ending = _ZH_BODY_NEXT.match(claim[i2:]) or _ZH_BODY.search(claim[i2 : i2 + min(after, 4)])
+        ending = ZH_BODY_NEXT.match(claim[i2:]) or ZH_BODY.search(claim[i2 : i2 + min(after, 4)])
         kind = claim[i2 : i2 + ending.end()] if ending else ""
         if kind and anchor.startswith(kind, j2) and claim[i2 + len(kind) : i2 + len(kind) + 1] not in "长主副":  # (局长: a title)
             i2, j2 = i2 + len(kind), j2 + len(kind)
@@ -300,18 +298,18 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
                 _first_name(said_text, anchor),
                 _zh_name(found_text) or _referent(found_text, previous + anchor[: j2 - 2]),
             )
-        if (not said or not found) and _ZH_BODY.search(claim[i1:i2]) and _ZH_BODY.search(anchor[j1:j2]) and min(before, after) >= 2:
+        if (not said or not found) and ZH_BODY.search(claim[i1:i2]) and ZH_BODY.search(anchor[j1:j2]) and min(before, after) >= 2:
             # two bodies whose names end where the texts agree again (西京市轨道交通|集团 and
             # 西京市交通|运输局): the whole of each name, read back from its kind
             said, found = _zh_name(claim[max(0, i2 - 14) : i2]), _zh_name(anchor[max(0, j2 - 14) : j2])
-        if not said or not found or said in found or found in said or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4 and not _ZH_BODY.search(said)):
+        if not said or not found or said in found or found in said or (said[0] == found[0] and len(said) <= 4 and len(found) <= 4 and not ZH_BODY.search(said)):
             continue  # (王慧敏 and 王教授: one person; another of one surname is the surname rule's)
         # the same name written otherwise (雄狮队 for 江城雄狮), the claim's words in another order, or the
         # claim's name in the very clause (but 县中医院 for 县人民医院: two of a kind are two)
         clause = next((c for c in re.split(r"[，；。：]", anchor) if found in c), anchor)
-        own_said, own_found = _ZH_BODY.sub("", said), _ZH_BODY.sub("", found)  # (their kind's word is shared)
+        own_said, own_found = ZH_BODY.sub("", said), ZH_BODY.sub("", found)  # (their kind's word is shared)
         # (but not a company for a bureau: 轨道交通集团 and 交通运输局 are two, whatever words they share)
-        kinds = {k.group(0) if k else "" for k in (_ZH_BODY.search(said), _ZH_BODY.search(found))}
+        kinds = {k.group(0) if k else "" for k in (ZH_BODY.search(said), ZH_BODY.search(found))}
         other_kind = len(kinds) == 2 and "" not in kinds and not kinds <= _ZH_FIRM_KINDS
         if other_kind:
             if found in claim or tx.zh_name_found(said, clause):
@@ -394,109 +392,3 @@ def _referent(found: str, before: str) -> str:
 def _shares_two(name: str, text: str) -> bool:
     """Whether two characters in a row of `name` are in `text`."""
     return any(name[k : k + 2] in text for k in range(len(name) - 1))
-
-
-# Who said what: a Chinese statement's speaker and its verb of saying (市统计局副局长胡蓉在发布会上介绍，…).
-_ZH_SAYS = r"表示|介绍|指出|认为|透露|宣布|坦言|强调|提醒|说|称"
-_ZH_CLAIM_SAYS = re.compile(rf"^(?P<speaker>[^，。；：“”]{{2,40}}?)(?P<verb>{_ZH_SAYS})[：，]?(?P<said>[^，。；].*)$")
-_ZH_SAYS_AT_END = re.compile(rf"(?:{_ZH_SAYS})[：:“\s]*$")
-_ZH_PAGE_SAYS = re.compile(rf"(?P<speaker>[^，。；：“”]{{1,40}}?)(?:{_ZH_SAYS})[：，]?“?$")
-_ZH_ADJUNCT = re.compile(r"(?:在[^，。；]{1,15}?(?:上|中|时|期间|后)|赛后|会后|随后|同时|还|也|则|曾|此前|当天|会上|对此|并)+$")
-_ZH_PRONOUN = re.compile(r"(?<!其)[他她](?!们)")
-# what a person is called by in the news, after the body they work for (首席执行官, 副局长, 主教练, 九段)
-_ZH_POSTS = "|".join(sorted({
-    *tx.ZH_TITLES, "执行官", "医学官", "创始人", "秘书", "秘书长", "理事长", "副局长", "副主任", "副院长", "副校长", "区长",
-    "镇长", "乡长", "村支书", "分析师", "工程师", "设计师", "总工程师", "医师", "护士", "主帅", "主教练", "副教授", "讲师",
-    "发言人", "负责人", "代表", "专家", "馆长", "站长", "总监", "选手", "运动员", "九段", "八段", "七段", "领队", "主编",
-    "指导",
-} - {"总", "工", "某", "老"}, key=len, reverse=True))
-_ZH_POST = re.compile(rf"副?(?:{_ZH_POSTS})")
-_ZH_SURNAME = f"[{''.join(sorted(tx.ZH_SURNAMES))}]"
-# a person in running text: a post and a name (副局长马丽华透露), or a surname and a post (邹局长)
-_ZH_PERSON = re.compile(
-    rf"(?:{_ZH_POSTS})(?P<name>{_ZH_SURNAME}[\u4e00-\u9fff]{{1,2}}?)(?={_ZH_SAYS}|[在，。、；：的和与等也则还曾将已对向）)]|担任|出任)"
-    rf"|(?<![\u4e00-\u9fff])(?P<short>{_ZH_SURNAME}(?:{_ZH_POSTS}))"
-)
-
-
-def check_speaker(claim: str, sentences: tuple[Sentence, ...]) -> tuple[list[Reason], list[Reason]]:
-    """A Chinese statement given to another speaker than the page's: "华策咨询分析师郑晓宣布，天枢-3已获得…"
-    where the page says "公司首席执行官陆明远表示，天枢-3已获得…" — a contradiction when both speakers are
-    people told apart by name (郑晓, 陆明远), unconfirmed when they share a surname (何建章, 何思琪);
-    "他表示" is whom the sentences before last named, "许指导" whom the page named so in full.
-    Returns (hard, soft) reasons."""
-    m = _ZH_CLAIM_SAYS.match(claim)
-    if not m or not tx.is_chinese(claim):
-        return [], []
-    claimed = _speaker(m.group("speaker"))
-    words = tx.content_tokens(m.group("said"))
-    if not claimed or len(words) < 3:
-        return [], []
-    # the page's sentence saying what the claim's speaker says, and where in it that begins
-    best, where, score = -1, 0, 0
-    for k, sentence in enumerate(sentences):
-        for clause in re.finditer(r"[^，。；]+", sentence.text):
-            if _ZH_SAYS_AT_END.search(clause.group(0)):
-                continue  # who speaks ("江城女排主教练许文斌表示"), not what is said
-            tokens = frozenset(tx.content_tokens(clause.group(0)))
-            hits = sum(1 for w in words if w in tokens or w in clause.group(0))
-            if hits > score:
-                best, where, score = k, clause.start(), hits
-    if best < 0 or score < max(2, len(words) // 2):
-        return [], []
-    text = sentences[best].text
-    said = _ZH_PAGE_SAYS.search(text[:where].rstrip("，：“ "))
-    if not said:
-        return [], []
-    found = _speaker(said.group("speaker"))
-    if _ZH_PRONOUN.search(said.group("speaker")):  # 他表示: the person named last before
-        earlier = " ".join(s.text for s in sentences[max(0, best - 2) : best] if s.section == sentences[best].section)
-        named = list(_ZH_PERSON.finditer(earlier + " " + text[: said.start("speaker")]))
-        found = (named[-1].group("name") or named[-1].group("short")) if named else ""
-    if found and _title_form(found):  # 许指导: the one the page named in full with that surname (and title)
-        before = " ".join(s.text for s in sentences[:best]) + " " + text[:where]
-        full = [p for p in tx.zh_people(before) if not _title_form(p) and tx.zh_surname(p) == tx.zh_surname(found)]
-        surname, title = tx.zh_surname(found), found[len(tx.zh_surname(found)) :]
-        # (the name the title followed: 梁志远研究员, not 梁嘉怡, whether or not jieba knows it)
-        titled = {m.group(1) for m in re.finditer(rf"({surname}[\u4e00-\u9fff]{{1,2}}){title}", before)} - {found}
-        titled |= {p for p in full if title + p in before}
-        found = (titled or set(full)).pop() if len(titled or set(full)) == 1 else found
-    if not found or _same_person(claimed, found):
-        return [], []
-    reason = [Reason("actor", said=claimed, found=found)]
-    # (two of one surname are two people, but jieba's cut of a name may be the one that differs)
-    return ([], reason) if tx.zh_surname(claimed) == tx.zh_surname(found) else (reason, [])
-
-
-def _speaker(phrase: str) -> str:
-    """The person who speaks in the words before a verb of saying, or "" for a body or a pronoun:
-    草原牧歌创始人郭建军 → 郭建军, 韩立新教授 → 韩立新, 张研究员 → 张研究员, 市卫健委 → ""."""
-    phrase = _ZH_ADJUNCT.sub("", phrase.split("的")[-1] if phrase.count("的") else phrase).strip()
-    if not phrase or _ZH_PRONOUN.search(phrase) or _ZH_BODY.search(phrase):
-        return ""
-    posts = list(_ZH_POST.finditer(phrase))
-    if not posts:  # a name alone (胡蓉, 基普罗诺), not a body's words
-        return phrase if 2 <= len(phrase) <= 4 and not _ZH_BODY_NEXT.search(phrase) else ""
-    last = posts[-1]
-    if last.end() < len(phrase):  # a post, then the name (马蒂亚斯·克劳森: a name from another tongue)
-        name = phrase[last.end() :]
-        return name if 2 <= len(name) <= 4 or ("·" in name and len(name) <= 16) else ""
-    before = phrase[posts[-2].end() if len(posts) > 1 else 0 : last.start()]
-    if len(before) == 1 and before in tx.ZH_SURNAMES:
-        return phrase[last.start() - 1 :]  # 张研究员
-    name = before[-3:] if len(before) >= 3 and before[-3] in tx.ZH_SURNAMES else before[-2:]
-    return name if len(name) >= 2 and name[0] in tx.ZH_SURNAMES else ""
-
-
-def _same_person(a: str, b: str) -> bool:
-    """Whether two speakers may be one person: the same name, or one surname with a title (冯建明
-    and 冯总工, 罗副局长); two full names of one surname are two people (何建章, 何思琪)."""
-    if a in b or b in a:
-        return True
-    return tx.zh_surname(a) == tx.zh_surname(b) and (_title_form(a) or _title_form(b))
-
-
-def _title_form(name: str) -> bool:
-    """Whether a Chinese name is a surname with a title (许指导, 冯总工, 王教授, 沈氏, 老李), not a full name."""
-    rest = name[len(tx.zh_surname(name)) :]
-    return name[:1] in "老小" or rest in ("氏", "总", "工", "某", "总工") or bool(_ZH_POST.fullmatch(rest))
