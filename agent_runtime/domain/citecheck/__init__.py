@@ -9,6 +9,8 @@
 - `derived` — figures a claim works out of two of the page's (a difference, a share, a span);
 - `names`   — a claim's names and where a reader of the page finds them (context, surnames, "it");
 - `relations` — two of the page's figures and the relation a claim says they have;
+- `roles`   — who did what to whom, what caused what, which name stands where (a swap);
+- `speakers` — who said what in a Chinese page (他表示, 许指导);
 - `judge`   — the model as judge, believed only when its quote is in the source;
 - `figures` — a report's FACT figures (citation accuracy, effective citations).
 
