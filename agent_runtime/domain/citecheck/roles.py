@@ -168,7 +168,7 @@ def check_cause(claim: str, passage: list[Sentence], subject: frozenset[str] = f
 
 # What a Chinese name of a body or place ends with (惠邻超市, 县果业发展中心, 宁川市儿童医院).
 ZH_BODY = re.compile(
-    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|博物馆|纪念馆|图书馆|美术馆|展览馆|馆|站|厂|协会|学会|基金会|联社|合作社|"
+    r"(?:公司|集团|控股|银行|大学|学院|医院|中心|研究院|研究所|委员会|管委会|卫健委|局|厅|署|博物馆|纪念馆|图书馆|美术馆|展览馆|馆|站|厂|协会|学会|基金会|互助会|联合会|商会|促进会|联社|合作社|"
     r"俱乐部|超市|街道|区|乡|镇|村|县|湖|岛|港|桥|寺|庙|祠|宫|殿|塔|园|遗址|作业区|码头|车站|矿|中学|小学|实验室)$"
 )
 ZH_BODY_NEXT = re.compile(ZH_BODY.pattern.removesuffix("$"))
@@ -311,7 +311,7 @@ def check_slot(claim: str, anchor: str, previous: str = "") -> tuple[list[Reason
         # (but not a company for a bureau: 轨道交通集团 and 交通运输局 are two, whatever words they share)
         kinds = {k.group(0) if k else "" for k in (ZH_BODY.search(said), ZH_BODY.search(found))}
         other_kind = len(kinds) == 2 and "" not in kinds and not kinds <= _ZH_FIRM_KINDS
-        if other_kind:
+        if other_kind or _other_level(said, found):
             if found in claim or tx.zh_name_found(said, clause):
                 continue
         elif _shares_two(own_said, own_found) or _shares_two(own_found, claim) or tx.zh_name_found(said, clause):
@@ -332,6 +332,19 @@ def _person_in(text: str, start: int, stop: int) -> str:
             if m.start() < stop and m.end() > start:
                 return name
     return ""
+
+
+def _other_level(a: str, b: str) -> bool:
+    """Whether two names of one body differ in the place they belong to (青禾县疾控中心, 省疾控中心;
+    白石县教育局, 云溪县教育局), not only in how much of it they say (市人民医院, 临江市人民医院)."""
+    k = 0
+    while k < min(len(a), len(b)) and a[-1 - k] == b[-1 - k]:
+        k += 1
+    first, second = a[: len(a) - k], b[: len(b) - k]
+    levels = "省市县区镇乡村"
+    if not first or not second or first[-1:] not in levels or second[-1:] not in levels:
+        return False
+    return first[-1] != second[-1] or (len(first) > 1 and len(second) > 1)
 
 
 def _quoted(text: str, start: int, stop: int) -> str:

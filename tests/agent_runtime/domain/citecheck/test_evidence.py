@@ -773,3 +773,15 @@ def test_a_chinese_body_named_by_its_kind_that_the_passage_lacks_leaves_the_clai
     assert "农业农村局" in result.explain()
     own = check_citation("灾害发生当晚，安禾农险启动了重大灾害应急预案并抽调83名查勘人员。", HAIL, title="河阳县冰雹灾害")
     assert own.verdict != "unsupported", own.explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("青禾县疾控中心研究员钱文博表示，诺如病毒每年10月至次年3月为高发季节。", "unsupported"),  # the province's centre
+        ("省疾控中心研究员钱文博表示，诺如病毒每年10月至次年3月为高发季节。", "supported"),
+    ],
+)
+def test_one_body_of_two_places_is_two_bodies(claim: str, verdict: str) -> None:
+    page = "省疾控中心传染病防制所研究员钱文博表示，诺如病毒每年10月至次年3月为高发季节，感染者通常1至3天可自愈。青禾县疾控中心当天发布了提示。"
+    _assert_marked(check_citation(claim, page), verdict)
