@@ -44,6 +44,7 @@ from agent_runtime.domain.citecheck.page import (
 from agent_runtime.domain.citecheck.relations import check_relations, is_change, span_days
 from agent_runtime.domain.citecheck.roles import (
     check_actor,
+    check_acts,
     check_cause,
     check_compared,
     check_roles,
@@ -317,6 +318,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
         hard.append(Reason("opposite", said=flip[0], found=flip[1]))
     hard += check_roles(statement, sentences[anchor])
     hard += check_compared(statement, sentences[anchor])
+    hard += check_acts(statement, sentences[anchor].text)
     speaker_hard, speaker_soft = check_speaker(statement, sentences)
     hard += speaker_hard
     soft += speaker_soft

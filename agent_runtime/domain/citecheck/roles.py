@@ -9,6 +9,8 @@ relation to each other.
 - `check_slot`: a Chinese claim puts a name where the anchor puts another, the words around both
   the same (草原牧歌 where the page says 北方乳业) — a contradiction, read by where the names stand
   since Chinese writes no capitals;
+- `check_acts`: a Chinese act between two parties the other way round (X起诉Y / Y起诉X) — a
+  contradiction;
 - `check_compared`: a comparison the other way round (与A相比，B… where the page says 与B相比，A…) — a
   contradiction;
 
@@ -80,6 +82,48 @@ def check_actor(claim: str, clauses: list[str], page_tokens: frozenset[str]) -> 
             if subject and subject not in mine and subject not in _GENERIC and subject in _names_of(clause):
                 return [Reason("actor", said=actor, found=subject)]
     return []
+
+
+# Acts between two parties, in Chinese: who sued, bought, beat, hired or led whom.
+_ZH_ACTS = re.compile(
+    r"起诉|控告|收购|并购|兼并|击败|战胜|打败|租借|领投|投资|超过|超越|取代|接替|资助|委托|聘请|任命|签下|引进|买下|出售给"
+)
+_ZH_CLAUSE_MARK = re.compile(r"[，。；：,;]")
+
+
+def check_acts(claim: str, anchor: str) -> list[Reason]:
+    """A Chinese act between two parties the other way round: "数澜云图起诉北京一家测绘软件公司" where
+    the page says "北京一家测绘软件公司起诉数澜云图" — a contradiction. (Who stands before a verb is read
+    by the names of either side, jieba's and those read by their shape; neither side passive.)"""
+    if not tx.is_chinese(claim) or not tx.is_chinese(anchor):
+        return []
+    for mine in _ZH_ACTS.finditer(claim):
+        left, right = _sides_of(claim, mine.start(), mine.end())
+        doers, done_to = _parties(left), _parties(right)
+        if not doers:
+            continue
+        for theirs in re.finditer(re.escape(mine.group(0)), anchor):
+            their_left, their_right = _sides_of(anchor, theirs.start(), theirs.end())
+            if "被" in their_left[-6:] or "被" in left[-6:]:
+                continue  # (被收购: the parties stand the other way round in one of them only)
+            swapped = [n for n in doers if n in their_right and n not in their_left]
+            if swapped and any(n in their_left and n not in their_right for n in done_to):
+                return [Reason("roles", said=swapped[0], found=next(n for n in done_to if n in their_left))]
+    return []
+
+
+def _sides_of(text: str, start: int, stop: int) -> tuple[str, str]:
+    """The words of a verb's clause before and after it."""
+    before = [m.end() for m in _ZH_CLAUSE_MARK.finditer(text, 0, start)]
+    after = _ZH_CLAUSE_MARK.search(text, stop)
+    return text[before[-1] if before else 0 : start], text[stop : after.start() if after else len(text)]
+
+
+def _parties(text: str) -> list[str]:
+    """The names of a stretch of Chinese text that can be a party to an act: people, places,
+    bodies and companies (jieba's, and those read by their shape)."""
+    out = [*tx.zh_names(text), *zh_bodies(text)]
+    return [n for k, n in enumerate(out) if len(n) >= 2 and n not in out[:k]]
 
 
 # A comparison's yardstick and its subject ("与澜州银行相比，澜州农商行…", "Compared with Ashby, Brill…").

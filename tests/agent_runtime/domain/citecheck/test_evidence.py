@@ -785,3 +785,16 @@ def test_a_chinese_body_named_by_its_kind_that_the_passage_lacks_leaves_the_clai
 def test_one_body_of_two_places_is_two_bodies(claim: str, verdict: str) -> None:
     page = "省疾控中心传染病防制所研究员钱文博表示，诺如病毒每年10月至次年3月为高发季节，感染者通常1至3天可自愈。青禾县疾控中心当天发布了提示。"
     _assert_marked(check_citation(claim, page), verdict)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("数澜云图于2022年起诉北京一家测绘软件公司侵犯其软件著作权。", "unsupported"),  # the other way round
+        ("北京一家测绘软件公司于2022年起诉数澜云图侵犯其软件著作权。", "supported"),
+        ("数澜云图于2022年被北京一家测绘软件公司起诉。", "not unsupported"),  # passive: the same parties
+    ],
+)
+def test_a_chinese_act_between_two_parties_the_other_way_round_is_a_contradiction(claim: str, verdict: str) -> None:
+    page = "# 数澜云图\n\n2022年，北京一家测绘软件公司起诉数澜云图侵犯其软件著作权，索赔2000万元。"
+    _assert_marked(check_citation(claim, page, title="数澜云图"), verdict)
