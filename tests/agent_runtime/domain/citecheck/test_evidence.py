@@ -798,3 +798,16 @@ def test_one_body_of_two_places_is_two_bodies(claim: str, verdict: str) -> None:
 def test_a_chinese_act_between_two_parties_the_other_way_round_is_a_contradiction(claim: str, verdict: str) -> None:
     page = "# 数澜云图\n\n2022年，北京一家测绘软件公司起诉数澜云图侵犯其软件著作权，索赔2000万元。"
     _assert_marked(check_citation(claim, page, title="数澜云图"), verdict)
+
+
+def test_a_chinese_summarys_word_jieba_takes_for_a_name_is_no_name_the_page_never_gives() -> None:
+    """加盟 (jieba: a name) in a true summary sentence: unconfirmed, never †; one naming another club
+    is still not confirmed."""
+    page = (
+        "# 江城雄狮签下贺一凡\n\n本报讯 1月9日，中超俱乐部江城雄狮官方宣布，从海州远洋队引进22岁前锋贺一凡，"
+        "双方签约四年。据知情人士透露，转会费约为1.2亿元人民币，创下国内球员转会费纪录。"
+    )
+    true = check_citation("贺一凡以约1.2亿元转会费从海州远洋加盟江城雄狮，签约四年。", page, title="江城雄狮签下贺一凡")
+    assert true.verdict != "unsupported", true.explain()
+    wrong = check_citation("贺一凡以约1.2亿元转会费从海州远洋加盟北川铁军，签约四年。", page, title="江城雄狮签下贺一凡")
+    assert wrong.verdict != "supported", wrong.explain()
