@@ -340,6 +340,7 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     soft += check_actor(statement, [c for x in passage for c in _clauses(x.text)], page_tokens)
     subject = frozenset().union(*(h.tokens for h in around.headings)) if around.headings else frozenset()
     soft += check_cause(statement, [*passage, *around.before], subject)
+    hard, soft = list(dict.fromkeys(hard)), list(dict.fromkeys(soft))  # (two rules may see one swap)
     verdict: Verdict
     if hard:
         verdict = "unsupported"

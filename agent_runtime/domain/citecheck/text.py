@@ -382,7 +382,16 @@ def zh_names(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-ZH_NUMBERED = re.compile(r"(?<![\d.])\d{1,3}号(?:线|楼|院|机组|馆|门|店|航站楼|泊位|码头)")
+ZH_NUMBERED = re.compile(r"(?<![\d.])(\d{1,3})号(?:线|楼|院|机组|馆|门|店|航站楼|泊位|码头)")
+
+
+def _zh_numeral(n: int) -> str:
+    """A number under a hundred in Chinese numerals (1 → 一, 12 → 十二, 30 → 三十)."""
+    digits = "零一二三四五六七八九"
+    if n < 10:
+        return digits[n]
+    tens, ones = divmod(n, 10)
+    return (digits[tens] if tens > 1 else "") + "十" + (digits[ones] if ones else "") if n < 100 else str(n)
 
 
 # A company's trade after its name (朔方航空, 乐源食品, 澜图科技): jieba knows few such names.
@@ -439,6 +448,11 @@ def zh_name_found(name: str, text: str) -> bool:
     characters in order within a short span (交管局 for 交通管理局, 药监局 for 药品监督管理局)."""
     if name in text or zh_alias(name) in text or any(a in text for a, head in _ZH_ALIASES.items() if head == name):
         return True
+    numbered = ZH_NUMBERED.fullmatch(name)
+    if numbered:  # 1号机组 written 一号机组 or １号机组
+        number, rest = numbered.group(1), name[len(numbered.group(1)) :]
+        wide = number.translate({ord(d): ord(d) + 0xFEE0 for d in "0123456789"})
+        return any(f"{form}{rest}" in text for form in (wide, _zh_numeral(int(number))))
     if len(name) >= 3 and re.search(".{0,4}".join(map(re.escape, name)), text):
         return True
     core = re.sub(r"(市政府|省政府|政府|特别行政区|自治区|市|省|县|区|镇|村|公司|集团|有限公司|股份)$", "", name)

@@ -811,3 +811,43 @@ def test_a_chinese_summarys_word_jieba_takes_for_a_name_is_no_name_the_page_neve
     assert true.verdict != "unsupported", true.explain()
     wrong = check_citation("贺一凡以约1.2亿元转会费从海州远洋加盟北川铁军，签约四年。", page, title="江城雄狮签下贺一凡")
     assert wrong.verdict != "supported", wrong.explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "page"),
+    [
+        # the act the claim gives is the page's second, in the claim's order
+        ("2022年利达公司起诉华丰集团违约。", "2021年华丰集团起诉利达公司侵犯专利，2022年利达公司起诉华丰集团违约。"),
+        # a comparison's later clause, read the other way round by the page's own words
+        ("与澜州农商行相比，澜州银行的贷款规模更大。", "与同城的澜州银行相比，澜州农商行的网点更多，而澜州银行的贷款规模更大。"),
+        ("Compared with Brill, Ashby lends far more.", "Compared with the nearby Ashby, Brill has more branches, but Ashby lends far more."),
+        # a numbered unit the page writes in Chinese numerals or full-width digits
+        ("核电站1号机组于2020年投入商运。", "核电站一号机组于2020年投入商运。"),
+        ("核电站1号机组于2020年投入商运。", "核电站１号机组于2020年投入商运。"),
+        ("地铁2号线于2015年开通。", "地铁二号线于2015年开通。"),
+    ],
+)
+def test_a_true_claim_is_not_read_as_a_swap(claim: str, page: str) -> None:
+    result = check_citation(claim, page)
+    assert result.verdict == "supported", result.explain()
+
+
+def test_a_comparison_of_two_names_of_several_words_the_other_way_round_is_a_contradiction() -> None:
+    page = "Compared with Ashby Bank, Brill Bank has more branches in villages."
+    assert check_citation("Compared with Brill Bank, Ashby Bank has more branches in villages.", page).verdict == "unsupported"
+
+
+def test_a_chinese_body_is_read_whole_where_a_preposition_character_stands_inside_it() -> None:
+    from agent_runtime.domain.citecheck.roles import zh_bodies
+
+    assert "和平区教育局" in "".join(zh_bodies("天津市和平区教育局发布通知"))
+    assert not any(b.startswith("平区") for b in zh_bodies("天津市和平区教育局发布通知"))
+    assert not any(b.startswith("外经济") for b in zh_bodies("对外经济贸易大学发布通知"))
+    assert "管理委员会" not in zh_bodies("黄山风景区管理委员会发布通知")
+
+
+def test_a_body_closing_the_claim_is_read_with_its_kind() -> None:
+    from agent_runtime.domain.citecheck.roles import check_slot
+
+    hard, _ = check_slot("2023年承担该项目的是县中医院", "2023年承担该项目的是县人民医院。")
+    assert hard, "县中医院 for 县人民医院 at the claim's end"

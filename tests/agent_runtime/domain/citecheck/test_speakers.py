@@ -84,3 +84,21 @@ def test_a_numbered_line_is_a_name_not_a_count() -> None:
     assert wrong.verdict != "supported", wrong.explain()
     right = check_citation("临江地铁7号线过江隧道是临江市首条采用泥水平衡盾构施工的地铁隧道。", page, title="临江地铁")
     assert right.verdict == "supported", right.explain()
+
+
+@pytest.mark.parametrize(
+    ("claim", "page"),
+    [
+        # 说 and 称 inside other words (一般来说, 名称) are no verbs of saying
+        ("疾控专家张华指出，一般来说，流感病毒在冬季更为活跃。", "疾控专家张华指出，一般来说，流感病毒在冬季更为活跃。"),
+        ("该项目名称为城市更新示范工程，总投资十亿元。", "住建局局长张伟介绍，该项目名称为城市更新示范工程，总投资十亿元。"),
+        # 李警官 is 李建国, named so before
+        ("李建国表示，此案的嫌疑人已全部到案。", "李建国是一名老刑警。谈到此案时，李警官表示，此案的嫌疑人已全部到案。"),
+        # 老李 is 李建国
+        ("李建国表示，此案的嫌疑人已全部到案。", "刑警李建国从警三十年。老李表示，此案的嫌疑人已全部到案。"),
+    ],
+)
+def test_a_statement_copied_from_the_page_keeps_its_speaker(claim: str, page: str) -> None:
+    result = check_citation(claim, page)
+    assert result.verdict != "unsupported", result.explain()
+    assert not any(r.kind == "actor" for r in result.reasons), result.explain()
