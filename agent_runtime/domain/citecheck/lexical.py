@@ -32,7 +32,7 @@ import agent_runtime.domain.citecheck.facts as fx
 import agent_runtime.domain.citecheck.text as tx
 from agent_runtime.domain.citecheck.claims import clean
 from agent_runtime.domain.citecheck.derived import AVERAGES, TOTALS, averaged, derivable, totalled
-from agent_runtime.domain.citecheck.names import check_names, claim_names
+from agent_runtime.domain.citecheck.names import check_names, claim_names, display_name, named_in
 from agent_runtime.domain.citecheck.page import (
     Sentence,
     context,
@@ -300,6 +300,16 @@ def _check_whole(claim: str, source_text: str, title: str) -> CitationCheck:
     absent, elsewhere_named = check_names(
         statement, names, passage, around, sentences[0], elsewhere, inner, earlier, source_text, acronyms, sentences[anchor], whole_page
     )
+    # a one-fact claim's name that only a sentence joined after the anchor gives is not what the
+    # anchor speaks of ("…社员发展至412户，管护油茶林2.6万亩。同乡的岭下油茶合作社成立更早…"): unconfirmed
+    after = [sentences[k] for k in passage_ids if k > anchor]
+    if after and not gathers(statement):
+        before_too = [*(sentences[k] for k in passage_ids if k <= anchor), *around.levels]
+        said = {r.said for r in [*absent, *elsewhere_named]}
+        elsewhere_named += [
+            Reason("name", said=display_name(n)) for n in [*names, *openers]
+            if display_name(n) not in said and not any(named_in(n, x) for x in before_too) and any(named_in(n, x) for x in after)
+        ]  # fmt: skip
     if zh and gathers(statement):
         # a Chinese summary's "name" the page never gives is as often a word jieba took for a name in
         # reworded text (加盟, 连胜, 何用途) as a name made up: unconfirmed, not †

@@ -76,6 +76,11 @@ def claim_names(claim: str, source_plain: frozenset[str], source_names: frozense
     return out, openers
 
 
+def named_in(name: str, sentence: Sentence) -> bool:
+    """Whether a sentence gives one of a claim's names (as `claim_names` returns them)."""
+    return _name_found(name, sentence.tokens, sentence.text)
+
+
 def _name_found(name: str, sentence_tokens: frozenset[str], text: str) -> bool:
     low = text.lower()
     for key in (name, tx.stem(name) if tx.is_latin(name) else name):
@@ -144,7 +149,7 @@ def check_names(
     miscut = [n for n in missing if n not in page_text and _miscut(n, claim, page_text)]
     missing = [n for n in missing if n not in miscut]
     if not missing:
-        return [], [Reason("name", said=_display(n)) for n in miscut]
+        return [], [Reason("name", said=display_name(n)) for n in miscut]
     claim_words = tx.content_tokens(claim)  # "First" of "First World War" is no rival
     rivals = _own_names(passage, names) - claim_words
     # A person the passage calls by surname or title ("Ellery", "王教授") is whom the page last
@@ -234,8 +239,8 @@ def check_names(
         if n not in contradicted and page is not None and _name_found(n, page.tokens, page.text)
     ] + miscut  # fmt: skip
     return (
-        [Reason("name", said=_display(n)) for n in [*contradicted, *(n for n in missing if n not in contradicted + unconfirmed)]],
-        [Reason("name", said=_display(n)) for n in unconfirmed],
+        [Reason("name", said=display_name(n)) for n in [*contradicted, *(n for n in missing if n not in contradicted + unconfirmed)]],
+        [Reason("name", said=display_name(n)) for n in unconfirmed],
     )
 
 
@@ -500,5 +505,6 @@ def _subjects(passage: list[Sentence], claimed: list[str], page_text: str) -> se
     return own
 
 
-def _display(name: str) -> str:
+def display_name(name: str) -> str:
+    """A name as a reason shows it (Latin names capitalised as written in a sentence)."""
     return name[:1].upper() + name[1:] if tx.is_latin(name) else name

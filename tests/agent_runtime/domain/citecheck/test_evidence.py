@@ -851,3 +851,25 @@ def test_a_body_closing_the_claim_is_read_with_its_kind() -> None:
 
     hard, _ = check_slot("2023年承担该项目的是县中医院", "2023年承担该项目的是县人民医院。")
     assert hard, "县中医院 for 县人民医院 at the claim's end"
+
+
+@pytest.mark.parametrize(
+    ("claim", "page", "title"),
+    [
+        (
+            "截至2023年底，岭下油茶合作社管护的油茶林面积达到2.6万亩。",
+            "# 青山油茶合作社\n\n青山油茶合作社成立于2012年。2018年，其被评为国家农民合作社示范社。"
+            "截至2023年底，社员发展至412户，管护油茶林2.6万亩。同乡的岭下油茶合作社成立更早，但管护面积仅约8000亩。",
+            "青山油茶合作社",
+        ),
+        (
+            "By 2023 the Harlow Mill cooperative managed 26,000 hectares of forest.",
+            "# Beckton Cooperative\n\nThe Beckton cooperative was founded in 2012. By 2023 it had 412 members and "
+            "managed 26,000 hectares of forest. The Harlow Mill cooperative nearby is older but manages only 8,000 hectares.",
+            "Beckton Cooperative",
+        ),
+    ],
+)
+def test_a_name_only_the_sentence_after_the_anchor_gives_is_not_what_the_anchor_speaks_of(claim: str, page: str, title: str) -> None:
+    result = check_citation(claim, page, title=title)
+    assert result.verdict != "supported", result.explain()
