@@ -105,7 +105,7 @@ def check_acts(claim: str, anchor: str) -> list[Reason]:
         doers, done_to = _parties(left), _parties(right)
         if not doers or _ZH_PASSIVE.search(left[-6:]):
             continue
-        reversed_by = ""
+        reversed_by: tuple[str, str] | None = None  # (the claim's doer, the page's) where the page has them the other way round
         for theirs in re.finditer(re.escape(mine.group(0)), anchor):
             their_left, their_right = _sides_of(anchor, theirs.start(), theirs.end())
             if _ZH_PASSIVE.search(their_left[-6:]):
@@ -116,11 +116,10 @@ def check_acts(claim: str, anchor: str) -> list[Reason]:
                 return []  # the page says it the claim's way too
             swapped = [n for n in doers if n in their_right and n not in their_left]
             back = [n for n in done_to if n in their_left and n not in their_right]
-            if swapped and back and not reversed_by:
-                reversed_by = swapped[0] + "|" + back[0]
+            if swapped and back and reversed_by is None:
+                reversed_by = swapped[0], back[0]
         if reversed_by:
-            said, found = reversed_by.split("|")
-            return [Reason("roles", said=said, found=found)]
+            return [Reason("roles", said=reversed_by[0], found=reversed_by[1])]
     return []
 
 

@@ -107,7 +107,7 @@ def _speaker(phrase: str) -> str:
     """The person who speaks in the words before a verb of saying, or "" for a body, a pronoun or
     a phrase: 草原牧歌创始人郭建军 → 郭建军, 韩立新教授 → 韩立新, 张研究员 → 张研究员, 市卫健委 → "",
     警方 → ""."""
-    phrase = _ZH_ADJUNCT.sub("", phrase.split("的")[-1]).strip()
+    phrase = _bare(phrase)
     if not phrase or _ZH_PRONOUN.search(phrase) or ZH_BODY.search(phrase):
         return ""
     posts = list(_ZH_POST.finditer(phrase))
@@ -125,9 +125,15 @@ def _speaker(phrase: str) -> str:
     return name if len(name) >= 2 and name[0] in tx.ZH_SURNAMES else ""
 
 
+def _bare(phrase: str) -> str:
+    """The words before a verb of saying without what sets the scene (在发布会上, 赛后, 同时) and
+    without what comes before a last 的 (…的韩立新教授)."""
+    return _ZH_ADJUNCT.sub("", phrase.split("的")[-1]).strip()
+
+
 def _party(phrase: str) -> str:
     """A speaker named by a common word of two or three characters (房东, 租户, 警方), or ""."""
-    phrase = _ZH_ADJUNCT.sub("", phrase.split("的")[-1]).strip()
+    phrase = _bare(phrase)
     return phrase if re.fullmatch(r"[\u4e00-\u9fff]{2,3}", phrase) and not _ZH_PRONOUN.search(phrase) else ""
 
 
